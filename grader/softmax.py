@@ -1,0 +1,120 @@
+"""Hidden checks for the `softmax` exercise."""
+
+import numpy as np
+
+from attnprep.grading import (
+    Fail,
+    as_float,
+    check_close,
+    check_finite,
+    check_shape,
+    check_unchanged,
+    fmt,
+    invariant,
+    shape_of,
+)
+
+FUNCTIONS = ("softmax",)
+
+# Non-square on purpose: a transposed reduction cannot pass by accident.
+SHAPES = [(5,), (1,), (3, 7), (7, 3), (1, 4), (2, 4, 6), (3, 1, 5)]
+
+
+def _run(cand, z, **kwargs):
+    label = f"softmax(z{', axis=' + str(kwargs['axis']) if 'axis' in kwargs else ''}) of shape {shape_of(z)}"
+    return as_float(cand.softmax(z, **kwargs), label), label
+
+
+@invariant("shape", "the output has the input's shape")
+def shape(cand, ref, rng):
+    for s in SHAPES:
+        out, label = _run(cand, rng.normal(size=s))
+        check_shape(out, s, label)
+
+
+@invariant("sum-to-one", "every slice along the axis sums to one")
+def sum_to_one(cand, ref, rng):
+    for s in SHAPES:
+        z = rng.normal(scale=3.0, size=s)
+        out, label = _run(cand, z)
+        check_shape(out, s, label)
+        check_close(out.sum(axis=-1), np.ones(s[:-1]), f"the sums along the last axis of {label}",
+                    rtol=1e-6, atol=1e-6)
+
+
+@invariant("non-negative", "every probability is >= 0")
+def non_negative(cand, ref, rng):
+    for s in SHAPES:
+        z = rng.normal(scale=20.0, size=s) - 30.0
+        out, label = _run(cand, z)
+        if (out < 0).any():
+            idx = tuple(int(i) for i in np.argwhere(out < 0)[0])
+            raise Fail(f"{label}: entry {list(idx)} is {fmt(out[idx])}, a negative probability")
+
+
+@invariant("matches-reference", "matches a reference softmax to rtol 1e-6")
+def matches_reference(cand, ref, rng):
+    for s in SHAPES:
+        for scale in (0.1, 1.0, 10.0):
+            z = rng.normal(scale=scale, size=s)
+            out, label = _run(cand, z)
+            check_close(out, ref.softmax(z), label)
+
+
+@invariant("stable", "no overflow at magnitudes near 1e4, on rows at very different scales, or in float32")
+def stable(cand, ref, rng):
+    cases = {
+        "scores near +1e4": 1e4 + rng.normal(scale=5.0, size=(3, 6)),
+        "scores near -1e4": -1e4 + rng.normal(scale=5.0, size=(3, 6)),
+        "rows at very different scales": np.stack([
+            rng.normal(scale=1e-3, size=6), 1e4 + rng.normal(size=6), -1e3 + rng.normal(size=6)]),
+        "one dominant entry": np.array([[1e4, 0.0, -1e4, 5.0]]),
+    }
+    for name, z in cases.items():
+        out, label = _run(cand, z)
+        check_finite(out, label, name)
+        check_close(out, ref.softmax(z), label, context=name)
+    z32 = (rng.normal(scale=5.0, size=(4, 5)) + np.array([[0.0], [100.0], [1e3], [-1e3]])).astype(np.float32)
+    out, label = _run(cand, z32)
+    label = f"{label} in float32"
+    check_finite(out, label, "float32 overflows past exp(88)")
+    check_close(out, ref.softmax(z32.astype(np.float64)), label, rtol=1e-4, atol=1e-6)
+
+
+@invariant("masked-entries", "-inf entries give exactly 0.0 and the rest still sum to one")
+def masked_entries(cand, ref, rng):
+    for s, offset in (((4, 6), 0.0), ((2, 3, 5), 0.0), ((3, 6), 1e4)):
+        z = rng.normal(size=s) + offset
+        blocked = rng.random(s) < 0.4
+        blocked[..., 0] = False  # never a whole slice
+        z[blocked] = -np.inf
+        out, label = _run(cand, z)
+        label += " with -inf entries"
+        check_shape(out, s, label)
+        if np.isnan(out).any():
+            idx = tuple(int(i) for i in np.argwhere(np.isnan(out))[0])
+            raise Fail(f"{label}: entry {list(idx)} is nan (inf - inf or 0/0 somewhere)")
+        nonzero = blocked & (out != 0.0)
+        if nonzero.any():
+            idx = tuple(int(i) for i in np.argwhere(nonzero)[0])
+            raise Fail(f"{label}: entry {list(idx)} is -inf in z but {fmt(out[idx])} in the output, expected exactly 0.0")
+        check_close(out, ref.softmax(z), label)
+
+
+@invariant("axis", "works along every axis, negative ones included")
+def axis(cand, ref, rng):
+    z = rng.normal(scale=2.0, size=(3, 4, 5))
+    for ax in (0, 1, 2, -1, -2, -3):
+        out, label = _run(cand, z, axis=ax)
+        check_close(out, ref.softmax(z, axis=ax), label)
+    z2 = rng.normal(size=(3, 3))  # square: a missing keepdims broadcasts silently here
+    out, label = _run(cand, z2, axis=0)
+    check_close(out, ref.softmax(z2, axis=0), label)
+
+
+@invariant("input-unchanged", "the caller's array is not modified")
+def input_unchanged(cand, ref, rng):
+    for z in (rng.normal(size=(3, 5)), rng.normal(size=(2, 3, 4)) * 50):
+        for _ in range(2):  # a second call would see the damage of the first
+            _, (after, *_), kwargs = cand.call_tracking_args("softmax", z)
+            check_unchanged(z, after, f"z of shape {shape_of(z)}")

@@ -1,0 +1,5 @@
+"""Allow `python -m attnprep`."""
+
+from attnprep.cli import main
+
+main()

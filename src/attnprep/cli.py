@@ -1,0 +1,215 @@
+"""The `attnprep` command line: thin typer commands that delegate to one module per concern."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from attnprep import __version__
+from attnprep.errors import AttnprepError, NeedsConfirmation
+from attnprep.report import ExitCode
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Drill the from-scratch attention questions of ML-engineering interviews.",
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+def handled(fn):
+    """Turn AttnprepError into `error:`/`hint:` lines and its exit code; anything else into 3."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from attnprep import render
+
+        try:
+            return fn(*args, **kwargs)
+        except (typer.Exit, typer.Abort, KeyboardInterrupt):
+            raise
+        except AttnprepError as exc:
+            render.error(str(exc), exc.hint)
+            raise typer.Exit(int(exc.exit_code)) from None
+        except Exception as exc:  # a bug of ours: say so, with exit code 3
+            render.error(f"internal error: {type(exc).__name__}: {exc}",
+                         "this is a bug in attnprep; please report it with the command you ran")
+            raise typer.Exit(int(ExitCode.INTERNAL)) from None
+
+    return wrapper
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"attnprep {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                               help="Show the version and exit.")] = False) -> None:
+    """Drill the from-scratch attention questions of ML-engineering interviews."""
+
+
+def _progress_rows() -> list[dict]:
+    from attnprep import catalogue, state
+
+    data = state.load()
+    rows = []
+    for ex in catalogue.exercises():
+        item = data["exercises"].get(ex.slug) or state.empty_entry()
+        kind = "solved" if item["solved"] else "started" if item["started_at"] or item["attempts"] else "new"
+        rows.append({"slug": ex.slug, "title": ex.title, "minutes": ex.minutes,
+                     "difficulty": ex.difficulty, "state": kind, "attempts": item["attempts"],
+                     "hints_used": item["hints_used"], "started_at": item["started_at"],
+                     "first_pass_s": item["first_pass_s"], "best_s": item["best_s"],
+                     "last_status": item["last_status"]})
+    return rows
+
+
+@app.command("list")
+@handled
+def list_() -> None:
+    """Every exercise with its target time, difficulty and your state."""
+    from attnprep import render
+
+    render.exercise_table(_progress_rows())
+
+
+@app.command()
+@handled
+def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")]) -> None:
+    """The instructions of an exercise."""
+    from attnprep import catalogue, render
+
+    ex = catalogue.get(slug)
+    render.markdown(ex.instructions())
+    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}")
+
+
+@app.command()
+@handled
+def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
+          dir: Annotated[Path, typer.Option("--dir", help="Folder to write SLUG.py into.")] = Path("."),
+          force: Annotated[bool, typer.Option("--force", help="Replace an existing file (a backup is kept).")] = False) -> None:
+    """Write the exercise's stub and start its interview clock."""
+    from attnprep import catalogue, render, state, workspace
+
+    ex = catalogue.get(slug)
+    path, kept = workspace.write_stub(ex, dir, force)
+    state.record_start(ex.slug, path)
+    if kept:
+        render.err.print(f"kept your previous file as {kept}")
+    render.out.print(f"wrote {path}")
+    render.out.print(f"clock started: target {ex.minutes} minutes")
+    render.out.print(f"next: edit it, then run `attnprep check {path}`")
+
+
+@app.command()
+@handled
+def check(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
+          exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
+          as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report on stdout.")] = False,
+          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds for the whole grading.")] = 10.0,
+          seed: Annotated[int, typer.Option(help="Seed of the hidden checks' inputs.")] = 0) -> None:
+    """Grade a solution file against the exercise's hidden invariants."""
+    from attnprep import render, state, workspace
+    from attnprep.engine import grade
+
+    path = workspace.file_to_check(file)
+    source = workspace.read_source(path)
+    ex = workspace.infer_exercise(path, source, exercise)
+    report = grade(ex, source, str(file) if file else str(path), seed=seed, timeout=timeout)
+    report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
+    state.record_check(ex.slug, report.status, report.failed_ids, report.clock)
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+    else:
+        render.report(report)
+        if not report.passed:
+            render.out.print(f"stuck? `attnprep hint {ex.slug}`", style="dim")
+    raise typer.Exit(int(report.exit_code))
+
+
+@app.command()
+@handled
+def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
+         all_: Annotated[bool, typer.Option("--all", help="Reveal every hint.")] = False) -> None:
+    """Reveal the next hint of an exercise; hints used are counted."""
+    from attnprep import render, state, workspace
+
+    ex = workspace.slug_or_last(slug)
+    hints = ex.hints()
+    shown = state.reveal_hints(ex.slug, len(hints), all_)
+    first = 0 if all_ else shown - 1
+    for n in range(first, shown):
+        render.hint(n + 1, len(hints), hints[n].text)
+    if shown == len(hints) and not all_:
+        render.err.print("that was the last hint; `attnprep solution` shows the reference")
+
+
+@app.command()
+@handled
+def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
+             yes: Annotated[bool, typer.Option("--yes", "-y", help="Show it without asking.")] = False) -> None:
+    """Show the reference solution (asks first if you have not solved the exercise)."""
+    from attnprep import render, state, workspace
+
+    ex = workspace.slug_or_last(slug)
+    solved = (state.load()["exercises"].get(ex.slug) or {}).get("solved", False)
+    if not solved and not yes:
+        if not sys.stdin.isatty():
+            raise NeedsConfirmation(f"you have not solved `{ex.slug}` yet, and there is no terminal to ask")
+        if not typer.confirm(f"You have not solved `{ex.slug}` yet. Show the solution anyway?"):
+            raise typer.Exit(1)
+    render.code(ex.solution_path.read_text(encoding="utf-8"), f"reference solution: {ex.slug}")
+
+
+@app.command()
+@handled
+def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False) -> None:
+    """Your progress: attempts, hints used, time to first pass, best time."""
+    from attnprep import render
+
+    rows = _progress_rows()
+    if as_json:
+        keys = ("slug", "state", "attempts", "hints_used", "started_at", "first_pass_s", "best_s",
+                "last_status")
+        payload = {"version": 1, "exercises": [{k: r[k] for k in keys} for r in rows]}
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+    else:
+        render.status_table(rows)
+
+
+@app.command()
+@handled
+def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
+          dir: Annotated[Path | None, typer.Option("--dir", help="Folder of SLUG.py (default: where it was started, else here).")] = None) -> None:
+    """Write a fresh stub (the old file is kept as a backup) and restart the clock."""
+    from attnprep import catalogue, render, state, workspace
+
+    ex = catalogue.get(slug)
+    if dir is None:
+        recorded = (state.load()["exercises"].get(ex.slug) or {}).get("file")
+        dir = Path(recorded).parent if recorded else Path(".")
+    path, kept = workspace.write_stub(ex, dir, force=True)
+    state.record_start(ex.slug, path)
+    if kept:
+        render.out.print(f"kept your previous file as {kept}")
+    render.out.print(f"wrote a fresh {path}; clock restarted (target {ex.minutes} minutes)")
+
+
+@app.command()
+@handled
+def demo() -> None:
+    """A short tour: grade a known-wrong and a correct solution and show both reports."""
+    from attnprep import demo as tour
+
+    tour.run()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,172 @@
+"""Grade one file: run every invariant of an exercise against a sandboxed worker."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+import zlib
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from attnprep.catalogue import Exercise
+from attnprep.grading import CallTimeout, Candidate, CandidateCrash, CandidateError, Fail
+from attnprep.report import InvariantResult, Report
+from attnprep.runner import Worker, WorkerDied, WorkerTimeout
+
+# A hanging invariant may use this many times its fair share of the time left,
+# so one slow check cannot starve the ones after it.
+FAIR_SHARE = 3.0
+MIN_SLICE_S = 1.0
+
+
+def _load_module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@cache
+def grader_module(exercise: Exercise) -> ModuleType:
+    return _load_module(exercise.grader_path, f"attnprep_grader_{exercise.slug}")
+
+
+@cache
+def reference_module(exercise: Exercise) -> ModuleType:
+    return _load_module(exercise.solution_path, f"attnprep_solution_{exercise.slug}")
+
+
+def invariants_of(module: ModuleType) -> list[Callable]:
+    """The module's checks, in the order they are written."""
+    return [f for f in vars(module).values() if callable(f) and hasattr(f, "invariant_id")]
+
+
+class LoadFailed(Exception):
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Session:
+    """The candidate's file loaded in a worker, restarted after a crash or timeout."""
+
+    def __init__(self, source: str, filename: str, functions: list[str]) -> None:
+        self.source, self.filename, self.functions = source, filename, functions
+        self.worker: Worker | None = None
+        self.deadline = 0.0
+        self.output: list[str] = []
+
+    def ensure_loaded(self) -> None:
+        if self.worker is not None and self.worker.alive:
+            return
+        self.worker = Worker()
+        try:
+            self.worker.wait_ready(self.deadline)
+            reply = self.worker.request({"op": "load", "source": self.source,
+                                         "filename": self.filename,
+                                         "functions": self.functions}, [], self.deadline)
+        except WorkerTimeout:
+            raise LoadFailed("timeout", "importing the file did not finish in time") from None
+        except WorkerDied as exc:
+            raise LoadFailed("error", f"the file ended the process while it was imported: {exc}") from None
+        head = reply.header
+        if head.get("kind") == "syntax":
+            line = f" on line {head['line']}" if head.get("line") else ""
+            raise LoadFailed("error", f"{head.get('type', 'SyntaxError')}{line}: {head.get('message')}")
+        if head.get("kind") == "import":
+            line = f" (line {head['line']})" if head.get("line") else ""
+            text = f": {head.get('message')}" if head.get("message") else ""
+            raise LoadFailed("error", f"importing the file raised {head.get('type')}{text}{line}")
+        missing = head.get("missing") or []
+        if missing:
+            names = ", ".join(f"`{m}`" for m in missing)
+            raise LoadFailed("error", f"the file does not define {names}")
+
+    def send(self, header: dict, blobs: list[bytes]):
+        self.ensure_loaded()
+        try:
+            return self.worker.request(header, blobs, self.deadline)
+        except WorkerTimeout:
+            raise CallTimeout(f"{header.get('fn')} did not return in time") from None
+        except WorkerDied as exc:
+            raise CandidateCrash(f"{header.get('fn')} crashed: {exc}") from None
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.collect_output()
+            self.worker.kill()
+
+    def collect_output(self) -> None:
+        if self.worker is not None:
+            text = self.worker.output()
+            if text and text not in self.output:
+                self.output.append(text)
+
+
+def _judge(check: Callable, cand: Candidate, ref: ModuleType, rng: np.random.Generator) -> tuple[str, str | None]:
+    try:
+        check(cand, ref, rng)
+    except Fail as exc:
+        return "fail", str(exc)
+    except CandidateError as exc:
+        if exc.not_implemented:
+            return "fail", f"not implemented yet ({exc.fn} raises NotImplementedError)"
+        return "error", str(exc)
+    except CallTimeout as exc:
+        return "timeout", str(exc)
+    except CandidateCrash as exc:
+        return "error", str(exc)
+    except LoadFailed as exc:
+        return ("timeout" if exc.status == "timeout" else "error"), f"reloading the file: {exc}"
+    except (ValueError, TypeError, IndexError, FloatingPointError, OverflowError) as exc:
+        # The candidate returned something the check could not even compare.
+        return "fail", f"could not judge the returned value ({type(exc).__name__}: {exc})"
+    return "pass", None
+
+
+def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
+          timeout: float = 10.0) -> Report:
+    """Grade `source` against every invariant of `exercise` within `timeout` seconds."""
+    started = time.monotonic()
+    end = started + timeout
+    module = grader_module(exercise)
+    ref = reference_module(exercise)
+    checks = invariants_of(module)
+    session = Session(source, filename, list(module.FUNCTIONS))
+    session.deadline = end
+    report = Report(exercise=exercise.slug, file=filename, status="pass", seed=seed)
+    try:
+        try:
+            session.ensure_loaded()
+        except LoadFailed as exc:
+            report.status, report.message = exc.status, str(exc)
+            return report
+        for i, check in enumerate(checks):
+            now = time.monotonic()
+            left = end - now
+            if left <= 0.05:
+                report.invariants.append(InvariantResult(
+                    check.invariant_id, check.description, "skipped",
+                    "no time left: an earlier check used it up"))
+                continue
+            share = left / (len(checks) - i) * FAIR_SHARE
+            session.deadline = now + min(left, max(share, MIN_SLICE_S))
+            rng = np.random.default_rng([seed, zlib.crc32(check.invariant_id.encode())])
+            cand = Candidate(session.send)
+            status, message = _judge(check, cand, ref, rng)
+            if status == "timeout":
+                message = f"{message} (this check was given {session.deadline - now:.1f}s)"
+            report.invariants.append(InvariantResult(check.invariant_id, check.description,
+                                                     status, message, time.monotonic() - now))
+            if status in ("timeout", "error"):
+                session.collect_output()
+        report.status = Report.status_of(report.invariants)
+        return report
+    finally:
+        session.close()
+        report.output = "\n".join(session.output)
+        report.elapsed_s = time.monotonic() - started

@@ -1,0 +1,51 @@
+"""User-facing errors: each carries its exit code and a hint of what to do."""
+
+from __future__ import annotations
+
+import difflib
+
+from attnprep.report import ExitCode
+
+
+class AttnprepError(Exception):
+    """An error the user can fix; shown as `error:` and `hint:` lines, never a traceback."""
+
+    exit_code = ExitCode.USAGE
+    hint: str | None = None
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        if hint is not None:
+            self.hint = hint
+
+
+class UnknownExercise(AttnprepError):
+    def __init__(self, slug: str, known: list[str]) -> None:
+        close = difflib.get_close_matches(slug, known, n=1, cutoff=0.4)
+        hint = f"did you mean `{close[0]}`?" if close else "run `attnprep list` to see the exercises"
+        super().__init__(f"unknown exercise `{slug}`", hint)
+
+
+class MissingFile(AttnprepError):
+    hint = "run `attnprep start SLUG` to create it, or pass the right path"
+
+
+class RefusedOverwrite(AttnprepError):
+    hint = "pass --force to replace it (the old file is kept as a backup), or choose --dir"
+
+
+class NothingStarted(AttnprepError):
+    hint = "start an exercise first: `attnprep start softmax`"
+
+
+class CannotInferExercise(AttnprepError):
+    hint = "pass --exercise SLUG, or keep the stub's first line `# attnprep: SLUG`"
+
+
+class NeedsConfirmation(AttnprepError):
+    hint = "pass --yes to see it anyway"
+
+
+class InternalError(AttnprepError):
+    exit_code = ExitCode.INTERNAL
+    hint = "this is a bug in attnprep; please report it with the command you ran"

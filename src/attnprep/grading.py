@@ -1,0 +1,238 @@
+"""The toolkit the hidden checks in grader/ are written with.
+
+A check is a function `check(cand, ref, rng)` decorated with `@invariant(id,
+description)`. `cand` calls the learner's functions in the worker and hands
+back plain data; `ref` is the reference solution, run here in the parent;
+the check raises `Fail` with the smallest concrete evidence when the
+candidate breaks the invariant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from attnprep import wire
+from attnprep.wire import RngSpec, Unsupported
+
+RTOL, ATOL = 1e-6, 1e-9
+
+
+class Fail(Exception):
+    """The candidate broke the invariant; the message is shown to the learner."""
+
+
+class CandidateError(Exception):
+    """A candidate function raised; carries the exception's type and line."""
+
+    def __init__(self, fn: str, type_name: str, mro: list[str], message: str, line: int | None):
+        self.fn, self.type_name, self.mro, self.text, self.line = fn, type_name, mro, message, line
+        where = f" (line {line})" if line else ""
+        text = f": {message}" if message else ""
+        super().__init__(f"{fn} raised {type_name}{text}{where}")
+
+    def is_a(self, name: str) -> bool:
+        return name in self.mro
+
+    @property
+    def not_implemented(self) -> bool:
+        return self.is_a("NotImplementedError")
+
+
+class CandidateCrash(Exception):
+    """The worker died inside a candidate call (exit, segfault, memory)."""
+
+
+class CallTimeout(Exception):
+    """A candidate call ran out of time."""
+
+
+def invariant(id: str, description: str) -> Callable[[Callable], Callable]:
+    """Mark a function of a grader module as the check of one invariant."""
+
+    def mark(fn: Callable) -> Callable:
+        fn.invariant_id, fn.description = id, description
+        return fn
+
+    return mark
+
+
+class Candidate:
+    """Proxy for the learner's module: `cand.softmax(z)` runs in the worker."""
+
+    def __init__(self, send: Callable[[dict, list[bytes]], Any]) -> None:
+        self._send = send
+        self.elapsed = 0.0
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.call(name, *args, **kwargs)
+
+    def _request(self, fn: str, args: tuple, kwargs: dict, **extra: Any):
+        blobs: list[bytes] = []
+        header = {"op": "call", "fn": fn, "args": wire.encode(list(args), blobs),
+                  "kwargs": {"$dict": [[k, wire.encode(v, blobs)] for k, v in kwargs.items()]},
+                  **extra}
+        reply = self._send(header, blobs)
+        head = reply.header
+        kind = head.get("kind")
+        if kind == "result":
+            self.elapsed += float(head.get("elapsed") or 0.0)
+            return reply
+        if kind == "exception":
+            raise CandidateError(fn, head.get("type", "Exception"), head.get("mro", []),
+                                 head.get("message", ""), head.get("line"))
+        if kind == "too-large":
+            raise Fail(f"{fn} returned {head.get('message')}, too large to check")
+        if kind == "unencodable":
+            raise Fail(f"{fn} returned a value that could not be read back "
+                       f"({head.get('type')}: {head.get('message')})")
+        raise CandidateCrash(f"unexpected reply from the worker during {fn}: {kind}")
+
+    def call(self, fn: str, *args: Any, **kwargs: Any) -> Any:
+        """Call one candidate function and return its result as plain data."""
+        return self._request(fn, args, kwargs).value
+
+    def call_tracking_args(self, fn: str, *args: Any, **kwargs: Any) -> tuple[Any, list, dict]:
+        """Call and also return the arguments as the candidate left them."""
+        reply = self._request(fn, args, kwargs, return_args=True)
+        return reply.value, reply.args, reply.kwargs
+
+    def repeat(self, n: int, fn: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """Call `fn` n times in a row on the same argument objects (one rng, say)."""
+        return self._request(fn, args, kwargs, repeat=int(n)).value
+
+
+# -- evidence helpers -----------------------------------------------------------
+
+def fmt(x: Any) -> str:
+    """A number as a learner wants to read it."""
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, np.integer)):
+        return f"{int(x):,}"
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return repr(x)
+    if np.isnan(v) or np.isinf(v):
+        return str(v)
+    return f"{v:.6g}"
+
+
+def shape_of(x: Any) -> str:
+    return "(" + ", ".join(str(d) for d in np.shape(x)) + ("," if np.ndim(x) == 1 else "") + ")"
+
+
+def as_array(value: Any, what: str, *, numeric: bool = True) -> np.ndarray:
+    """Accept an ndarray or array-like the way np.asarray would; Fail otherwise."""
+    if value is None:
+        raise Fail(f"{what} is None; did you forget a return statement?")
+    if isinstance(value, Unsupported):
+        raise Fail(f"{what} is {value}, expected a NumPy array")
+    if isinstance(value, str):
+        raise Fail(f"{what} is a string, expected a NumPy array")
+    if isinstance(value, dict):
+        raise Fail(f"{what} is a dict, expected a NumPy array")
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise Fail(f"{what} cannot be read as an array ({exc})") from None
+    if arr.dtype.hasobject or (numeric and arr.dtype.kind not in "biufc"):
+        raise Fail(f"{what} is not numeric (dtype {arr.dtype})")
+    return arr
+
+
+def as_float(value: Any, what: str) -> np.ndarray:
+    arr = as_array(value, what)
+    if arr.dtype.kind == "c":
+        raise Fail(f"{what} is complex (dtype {arr.dtype}); expected real numbers")
+    return arr.astype(np.float64)
+
+
+def unpack(value: Any, n: int, what: str) -> tuple:
+    """A returned tuple (or list) of exactly n items."""
+    if not isinstance(value, (tuple, list)) or len(value) != n:
+        kind = type(value).__name__ if not isinstance(value, (tuple, list)) else f"{len(value)} items"
+        raise Fail(f"{what} should return a tuple of {n} items, got {kind}")
+    return tuple(value)
+
+
+def check_shape(arr: np.ndarray, shape: tuple, what: str) -> None:
+    if tuple(arr.shape) != tuple(shape):
+        raise Fail(f"{what} has shape {shape_of(arr)}, expected {shape_of(np.empty(shape))}")
+
+
+def worst_entry(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> tuple | None:
+    """Index of the entry furthest outside tolerance, or None if all are close."""
+    with np.errstate(all="ignore"):
+        bad = ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        if not bad.any():
+            return None
+        err = np.where(bad, np.abs(got - want), -1.0)
+        err = np.where(np.isnan(err), np.inf, err)
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(err)), got.shape))
+
+
+def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float = ATOL,
+                context: str = "") -> np.ndarray:
+    """Fail with one concrete wrong entry when `got` is not close to `want`."""
+    arr = as_float(got, what)
+    want = np.asarray(want, dtype=np.float64)
+    check_shape(arr, want.shape, what)
+    idx = worst_entry(arr, want, rtol, atol)
+    if idx is not None:
+        where = f": entry [{', '.join(map(str, idx))}]" if idx else ""
+        total = int((~np.isclose(arr, want, rtol=rtol, atol=atol, equal_nan=True)).sum())
+        suffix = f" ({total} of {arr.size} entries differ{'; ' + context if context else ''})"
+        raise Fail(f"{what}{where} is {fmt(arr[idx])}, expected {fmt(want[idx])}{suffix}")
+    return arr
+
+
+def check_finite(arr: np.ndarray, what: str, context: str = "") -> None:
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        ctx = f" ({context})" if context else ""
+        raise Fail(f"{what}: entry [{', '.join(map(str, idx))}] is {fmt(arr[idx])}, overflow or 0/0{ctx}")
+
+
+def check_unchanged(before: Any, after: Any, what: str) -> None:
+    """Fail if the candidate modified an argument in place."""
+    if isinstance(before, np.ndarray):
+        after_arr = np.asarray(after) if not isinstance(after, Unsupported) else None
+        if after_arr is None or after_arr.shape != before.shape or not np.array_equal(
+                after_arr, before, equal_nan=True):
+            idx = ""
+            if after_arr is not None and after_arr.shape == before.shape:
+                diff = np.argwhere(~((after_arr == before) | (np.isnan(after_arr) & np.isnan(before))))
+                if len(diff):
+                    i = tuple(int(v) for v in diff[0])
+                    idx = f": entry {list(i)} went from {fmt(before[i])} to {fmt(after_arr[i])}"
+            raise Fail(f"{what} was modified in place{idx}; work on a copy")
+    elif isinstance(before, dict):
+        for key, value in before.items():
+            check_unchanged(value, (after or {}).get(key), f"{what}[{key!r}]")
+
+
+def expect_raises(cand: Candidate, exc_name: str, fn: str, *args: Any, what: str = "",
+                  **kwargs: Any) -> None:
+    """Fail unless the call raises `exc_name` (or a subclass of it)."""
+    label = what or f"{fn} with bad input"
+    try:
+        cand.call(fn, *args, **kwargs)
+    except CandidateError as err:
+        if err.not_implemented or err.is_a(exc_name):
+            if err.not_implemented:
+                raise
+            return
+        raise Fail(f"{label} raised {err.type_name}, expected {exc_name}") from None
+    raise Fail(f"{label} returned normally, expected it to raise {exc_name}")
+
+
+def rng_spec(seed: int) -> RngSpec:
+    """An argument that becomes `np.random.default_rng(seed)` in the worker."""
+    return RngSpec(int(seed))

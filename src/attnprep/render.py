@@ -1,0 +1,106 @@
+"""Terminal output with rich: results on stdout, messages on stderr."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+_STATUS_STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold red",
+                 "timeout": "bold yellow", "skipped": "dim"}
+_MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "skipped": "·"}
+
+
+def error(message: str, hint: str | None = None) -> None:
+    err.print(Text.assemble(("error", "bold red"), f": {message}"))
+    if hint:
+        err.print(Text.assemble(("hint", "bold cyan"), f": {hint}"))
+
+
+def warning(message: str) -> None:
+    err.print(Text.assemble(("warning", "bold yellow"), f": {message}"))
+
+
+def minutes(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+def clock_line(clock: dict[str, Any] | None) -> Text:
+    if not clock:
+        return Text("clock: not started (attnprep start SLUG starts it)", style="dim")
+    over = clock["elapsed_s"] > clock["target_s"]
+    return Text.assemble("clock: ", (minutes(clock["elapsed_s"]), "bold red" if over else "bold"),
+                         f" of a {minutes(clock['target_s'])} target",
+                         (" (over time)" if over else "", "red"))
+
+
+def report(rep) -> None:
+    """A check report: one line per invariant, evidence under each failure."""
+    title = Text.assemble((rep.status.upper(), _STATUS_STYLE.get(rep.status, "bold")),
+                          f"  {rep.exercise}  {rep.file}")
+    out.print(title)
+    if rep.message:
+        out.print(Text(f"  {rep.message}", style="red"))
+    for inv in rep.invariants:
+        style = _STATUS_STYLE.get(inv.status, "")
+        line = Text.assemble("  ", (_MARK.get(inv.status, "?"), style), f" {inv.id:<20} ",
+                             (inv.description, "dim" if inv.passed else ""))
+        out.print(line)
+        if inv.message:
+            out.print(Text(f"      {inv.message}", style=style.replace("bold ", "")))
+    for mistake in rep.mistakes:
+        out.print(Text.assemble(("  likely mistake: ", "bold magenta"), f"{mistake['id']}: {mistake['message']}"))
+    if rep.output:
+        shown = rep.output if len(rep.output) < 600 else rep.output[:600] + " ..."
+        out.print(Panel(shown, title="your file printed", border_style="dim", expand=False))
+    passed = sum(1 for i in rep.invariants if i.passed)
+    summary = f"{passed}/{len(rep.invariants)} invariants passed" if rep.invariants else "no invariant ran"
+    out.print(Text(f"{summary} in {rep.elapsed_s:.2f}s (seed {rep.seed})", style="dim"))
+    out.print(clock_line(rep.clock))
+
+
+def exercise_table(rows: list[dict[str, Any]]) -> None:
+    table = Table(title="attnprep exercises", title_justify="left")
+    for name, justify in (("slug", "left"), ("title", "left"), ("target", "right"),
+                          ("difficulty", "left"), ("state", "left"), ("best", "right")):
+        table.add_column(name, justify=justify)
+    colours = {"solved": "green", "started": "yellow", "new": "dim"}
+    for r in rows:
+        table.add_row(r["slug"], r["title"], f"{r['minutes']} min", r["difficulty"],
+                      Text(r["state"], style=colours[r["state"]]), minutes(r["best_s"]))
+    out.print(table)
+
+
+def status_table(rows: list[dict[str, Any]]) -> None:
+    table = Table(title="attnprep progress", title_justify="left")
+    for name in ("slug", "state", "attempts", "hints", "first pass", "best", "last check"):
+        table.add_column(name, justify="left" if name in ("slug", "state", "last check") else "right")
+    for r in rows:
+        table.add_row(r["slug"], r["state"], str(r["attempts"]), str(r["hints_used"]),
+                      minutes(r["first_pass_s"]), minutes(r["best_s"]), r["last_status"] or "-")
+    out.print(table)
+
+
+def markdown(text: str) -> None:
+    out.print(Markdown(text))
+
+
+def code(text: str, title: str) -> None:
+    out.print(Panel(Syntax(text, "python", line_numbers=False, word_wrap=True), title=title,
+                    expand=False))
+
+
+def hint(number: int, total: int, text: str) -> None:
+    out.print(Panel(text, title=f"hint {number} of {total}", border_style="cyan", expand=False))
