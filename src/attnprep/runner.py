@@ -48,7 +48,7 @@ class _Drain(threading.Thread):
 
     def run(self) -> None:
         try:
-            while chunk := self.pipe.read1(1 << 16) if hasattr(self.pipe, "read1") else self.pipe.read(1 << 16):
+            while chunk := self.pipe.read1(1 << 16):
                 self.total += len(chunk)
                 room = OUTPUT_KEEP - len(self.kept)
                 if room > 0:
@@ -71,10 +71,8 @@ class Reply:
 
 def _worker_command(fd_in: int, fd_out: int, cpu_seconds: int) -> list[str]:
     package_parent = str(Path(__file__).resolve().parent.parent)
-    bootstrap = (
-        "import sys, runpy; sys.path.append(%r); "
-        "runpy.run_module('attnprep.worker', run_name='__main__')" % package_parent
-    )
+    bootstrap = (f"import sys, runpy; sys.path.append({package_parent!r}); "
+                 "runpy.run_module('attnprep.worker', run_name='__main__')")
     return [sys.executable, "-I", "-c", bootstrap, str(fd_in), str(fd_out),
             str(MEMORY_LIMIT), str(cpu_seconds)]
 
