@@ -1,0 +1,9 @@
+# attnprep: softmax
+# expect: fail shape axis matches-reference
+# mistake: reductions without keepdims do not broadcast back along the axis
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    e = np.exp(z - z.max(axis=axis))
+    return e / e.sum(axis=axis)

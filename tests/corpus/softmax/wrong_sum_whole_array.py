@@ -1,0 +1,9 @@
+# attnprep: softmax
+# expect: fail sum-to-one matches-reference
+# mistake: divides by the sum of the whole array instead of each slice
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum()
