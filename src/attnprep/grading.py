@@ -101,6 +101,14 @@ class Candidate:
         reply = self._request(fn, args, kwargs, return_args=True)
         return reply.value, reply.args, reply.kwargs
 
+    def call_traced(self, fn: str, *args: Any, **kwargs: Any) -> tuple[Any, int]:
+        """Call and also return the peak memory tracemalloc saw during the call (bytes)."""
+        reply = self._request(fn, args, kwargs, trace_memory=True)
+        peak = reply.header.get("peak_bytes")
+        if not isinstance(peak, int) or peak < 0:
+            raise Fail(f"{fn} switched off memory tracing, so its memory use cannot be measured")
+        return reply.value, peak
+
     def repeat(self, n: int, fn: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call `fn` n times in a row on the same argument objects (one rng, say)."""
         return self._request(fn, args, kwargs, repeat=int(n)).value

@@ -64,6 +64,10 @@ def main(fd_in: int, fd_out: int) -> None:
     read, write_frame, pack, encode = os.read, wire.write_frame, wire.pack, wire.encode
     decode, read_frame, TooLarge, monotonic = wire.decode, wire.read_frame, wire.TooLarge, time.monotonic
     _exit = os._exit
+    import tracemalloc
+
+    trace_start, trace_peak, trace_stop, tracing = (tracemalloc.start, tracemalloc.get_traced_memory,
+                                                    tracemalloc.stop, tracemalloc.is_tracing)
 
     def read_exact(n: int) -> bytes:
         chunks, need = [], n
@@ -115,7 +119,10 @@ def main(fd_in: int, fd_out: int) -> None:
             fn = namespace.get(header["fn"])
             args = decode(header.get("args", []), blobs, build_rng=True)
             kwargs = decode(header.get("kwargs", {}), blobs, build_rng=True)
-            repeat = header.get("repeat")
+            repeat, traced = header.get("repeat"), header.get("trace_memory")
+            peak = None
+            if traced:
+                trace_start()
             started = monotonic()
             try:
                 if repeat is None:
@@ -123,12 +130,19 @@ def main(fd_in: int, fd_out: int) -> None:
                 else:
                     result = [fn(*args, **kwargs) for _ in range(int(repeat))]
             except BaseException as exc:
+                if traced and tracing():
+                    trace_stop()
                 reply(_exception_reply(exc, filename))
                 continue
             elapsed = monotonic() - started
+            if traced:
+                # -1 tells the parent that the candidate switched tracing off.
+                peak = trace_peak()[1] if tracing() else -1
+                if tracing():
+                    trace_stop()
             out_blobs: list[bytes] = []
             try:
-                payload = {"ok": True, "kind": "result", "elapsed": elapsed,
+                payload = {"ok": True, "kind": "result", "elapsed": elapsed, "peak_bytes": peak,
                            "result": encode(result, out_blobs)}
                 if header.get("return_args"):
                     payload["args"] = encode(list(args), out_blobs)
