@@ -1,7 +1,6 @@
 """Every corpus file is judged as its header says: wrong ones caught by the named invariants, correct ones passed."""
 
 import pytest
-
 from corpus import cases, grade_case, verdict
 
 CASES = cases()

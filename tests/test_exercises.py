@@ -3,11 +3,11 @@
 import ast
 
 import pytest
+from corpus import cases
 
 from attnprep import catalogue
 from attnprep.engine import grade, grader_module, invariants_of
 from attnprep.stubs import render_stub
-from corpus import cases
 
 # The stable invariant ids of ../shared/EXERCISES.md; an exercise may check more, never fewer.
 REQUIRED_IDS = {

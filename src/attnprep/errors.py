@@ -46,6 +46,10 @@ class NeedsConfirmation(AttnprepError):
     hint = "pass --yes to see it anyway"
 
 
+class StateUnwritable(AttnprepError):
+    hint = "set ATTNPREP_HOME to a folder you can write to"
+
+
 class InternalError(AttnprepError):
     exit_code = ExitCode.INTERNAL
     hint = "this is a bug in attnprep; please report it with the command you ran"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attnprep import wire
+from attnprep import reaper, wire
 
 MEMORY_LIMIT = 3 * 1024**3
 OUTPUT_KEEP = 8 * 1024
@@ -87,12 +87,14 @@ class Worker:
         env = {k: os.environ[k] for k in _ENV_KEEP if k in os.environ}
         env.update(HOME=self.home, TMPDIR=self.home, PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8",
                    OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        reaper.become_subreaper()
         self.proc = subprocess.Popen(
             _worker_command(to_worker_r, from_worker_w, cpu_seconds),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             cwd=self.home, env=env, pass_fds=(to_worker_r, from_worker_w),
             start_new_session=True, close_fds=True,
         )
+        reaper.register(self.proc.pid)
         os.close(to_worker_r)
         os.close(from_worker_w)
         self._stdout, self._stderr = _Drain(self.proc.stdout), _Drain(self.proc.stderr)
@@ -187,6 +189,8 @@ class Worker:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        reaper.unregister(self.proc.pid)
+        reaper.sweep()
         for fd in (self._to_worker, self._from_worker):
             try:
                 os.close(fd)

@@ -156,10 +156,15 @@ def _write_atomic(path: Path, data: dict[str, Any]) -> None:
 def updating() -> Iterator[dict[str, Any]]:
     """Lock, read, let the caller change the state, then write it back atomically."""
     path = progress_path()
-    with _locked(path.parent):
-        data = _read_unlocked(path)
-        yield data
-        _write_atomic(path, data)
+    try:
+        with _locked(path.parent):
+            data = _read_unlocked(path)
+            yield data
+            _write_atomic(path, data)
+    except OSError as exc:
+        from attnprep.errors import StateUnwritable
+
+        raise StateUnwritable(f"cannot save progress in {path.parent}: {exc.strerror or exc}") from None
 
 
 def entry(data: dict[str, Any], slug: str) -> dict[str, Any]:

@@ -22,6 +22,9 @@ MAX_MESSAGE_BYTES = 512 * 1024 * 1024
 
 _HEAD = struct.Struct(">I")
 _BLOB = struct.Struct(">Q")
+# Bound at import: in the worker, a candidate that patches json or NumPy later
+# must not be able to change how replies are written.
+_dumps, _loads, _save, _load = json.dumps, json.loads, np.save, np.load
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ class TooLarge(Exception):
 
 def _array_bytes(arr: np.ndarray) -> bytes:
     buf = io.BytesIO()
-    np.save(buf, arr, allow_pickle=False)
+    _save(buf, arr, allow_pickle=False)
     return buf.getvalue()
 
 
@@ -106,7 +109,7 @@ def decode(data: Any, blobs: list[bytes], build_rng: bool = False) -> Any:
         if not isinstance(index, int) or not 0 <= index < len(blobs):
             raise WireError("array reference out of range")
         try:
-            arr = np.load(io.BytesIO(blobs[index]), allow_pickle=False)
+            arr = _load(io.BytesIO(blobs[index]), allow_pickle=False)
         except Exception as exc:  # malformed or pickled payloads are refused
             raise WireError(f"unreadable array payload: {exc}") from None
         return arr[()] if "$np" in data else arr
@@ -123,7 +126,7 @@ def decode(data: Any, blobs: list[bytes], build_rng: bool = False) -> Any:
 
 def pack(header: dict, blobs: list[bytes]) -> bytes:
     """One frame: header length, JSON header (with the blob count), then each blob."""
-    head = json.dumps({**header, "$blobs": len(blobs)}).encode()
+    head = _dumps({**header, "$blobs": len(blobs)}).encode()
     parts = [_HEAD.pack(len(head)), head]
     for blob in blobs:
         parts += [_BLOB.pack(len(blob)), blob]
@@ -143,7 +146,7 @@ def read_frame(read_exact) -> tuple[dict, list[bytes]]:
     if n > MAX_HEADER_BYTES:
         raise WireError(f"header of {n} bytes is over the limit")
     try:
-        header = json.loads(read_exact(n))
+        header = _loads(read_exact(n))
     except ValueError as exc:
         raise WireError(f"header is not JSON: {exc}") from None
     if not isinstance(header, dict):

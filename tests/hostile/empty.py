@@ -1,0 +1,3 @@
+# attnprep: softmax
+# expect-status: error
+# expect-message: `softmax`

@@ -1,0 +1,4 @@
+# attnprep: softmax
+# expect-status: error
+# expect-message: EOFError
+name = input("your name? ")

@@ -1,0 +1,4 @@
+# attnprep: softmax
+# expect-status: timeout
+while True:
+    pass

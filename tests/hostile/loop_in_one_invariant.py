@@ -1,0 +1,12 @@
+# attnprep: softmax
+# expect-status: timeout
+# expect-invariant: axis=timeout shape=pass matches-reference=pass
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    z = np.asarray(z, dtype=np.float64)
+    while axis != -1:
+        pass
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)

@@ -1,0 +1,9 @@
+# attnprep: softmax
+# expect-status: pass
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    z = np.asarray(z, dtype=np.float64)
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).tolist()

@@ -1,0 +1,5 @@
+# attnprep: softmax
+# expect-status: timeout
+import time
+
+time.sleep(3600)

@@ -1,0 +1,5 @@
+# attnprep: softmax
+# expect-status: error
+import sys
+
+sys.exit(0)
