@@ -54,7 +54,9 @@ def verdict(case: Case, report) -> str | None:
     """None if the report meets the case's expectation, else what is wrong."""
     details = "; ".join(f"{i.id}: {i.status} {i.message or ''}" for i in report.invariants if not i.passed)
     if case.passes:
-        return None if report.status == "pass" else f"correct solution rejected: {report.status} {report.message or ''} {details}"
+        if report.status == "pass":
+            return None
+        return f"correct solution rejected: {report.status} {report.message or ''} {details}"
     if report.status != "fail":
         return f"expected status fail, got {report.status}: {report.message} {details}"
     missing = case.must_fail - set(report.failed_ids)

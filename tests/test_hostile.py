@@ -141,5 +141,6 @@ def softmax(z, axis=-1):
 def test_installed_console_script(tmp_path):
     script = Path(sys.executable).parent / "attnprep"
     assert script.exists(), "pip install did not create the attnprep console script"
-    proc = subprocess.run([str(script), "list"], capture_output=True, env={**os.environ, "ATTNPREP_HOME": str(tmp_path)})
+    env = {**os.environ, "ATTNPREP_HOME": str(tmp_path)}
+    proc = subprocess.run([str(script), "list"], capture_output=True, env=env)
     assert proc.returncode == 0 and b"softmax" in proc.stdout

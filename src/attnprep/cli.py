@@ -93,7 +93,8 @@ def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")]) 
 @handled
 def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
           dir: Annotated[Path, typer.Option("--dir", help="Folder to write SLUG.py into.")] = Path("."),
-          force: Annotated[bool, typer.Option("--force", help="Replace an existing file (a backup is kept).")] = False) -> None:
+          force: Annotated[bool, typer.Option("--force", help="Replace an existing file (keeps a backup).")] = False,
+          ) -> None:
     """Write the exercise's stub and start its interview clock."""
     from attnprep import catalogue, render, state, workspace
 
@@ -186,7 +187,8 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on s
 @app.command()
 @handled
 def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
-          dir: Annotated[Path | None, typer.Option("--dir", help="Folder of SLUG.py (default: where it was started, else here).")] = None) -> None:
+          dir: Annotated[Path | None, typer.Option(
+              "--dir", help="Folder of SLUG.py (default: where it was started, else here).")] = None) -> None:
     """Write a fresh stub (the old file is kept as a backup) and restart the clock."""
     from attnprep import catalogue, render, state, workspace
 
