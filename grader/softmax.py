@@ -11,6 +11,7 @@ from attnprep.grading import (
     check_unchanged,
     fmt,
     invariant,
+    mistake,
     shape_of,
 )
 
@@ -97,7 +98,8 @@ def masked_entries(cand, ref, rng):
         nonzero = blocked & (out != 0.0)
         if nonzero.any():
             idx = tuple(int(i) for i in np.argwhere(nonzero)[0])
-            raise Fail(f"{label}: entry {list(idx)} is -inf in z but {fmt(out[idx])} in the output, expected exactly 0.0")
+            raise Fail(f"{label}: entry {list(idx)} is -inf in z but {fmt(out[idx])} in the output, "
+                       "expected exactly 0.0")
         check_close(out, ref.softmax(z), label)
 
 
@@ -118,3 +120,47 @@ def input_unchanged(cand, ref, rng):
         for _ in range(2):  # a second call would see the damage of the first
             _, (after, *_), kwargs = cand.call_tracking_args("softmax", z)
             check_unchanged(z, after, f"z of shape {shape_of(z)}")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------
+
+def probes(rng):
+    yield "softmax", (rng.normal(size=(3, 7)),), {}
+    yield "softmax", (np.stack([rng.normal(size=6), 1e4 + rng.normal(size=6), -1e3 + rng.normal(size=6)]),), {}
+    yield "softmax", (rng.normal(size=(3, 4, 5)),), {"axis": 0}
+
+
+@mistake("no-max-subtraction", "subtract each slice's maximum before np.exp: exp(1e4) overflows to inf")
+def _no_max_subtraction(z, axis=-1):
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@mistake("global-max", "subtract the maximum of each slice (keepdims=True), not one maximum of the whole array")
+def _global_max(z, axis=-1):
+    e = np.exp(z - np.max(z))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@mistake("missing-keepdims", "reduce with keepdims=True so the max and the sum broadcast back along the axis")
+def _missing_keepdims(z, axis=-1):
+    e = np.exp(z - z.max(axis=axis))
+    return e / e.sum(axis=axis)
+
+
+@mistake("softmax-wrong-axis", "normalise along the `axis` argument (default -1, the last); this uses axis 0")
+def _wrong_axis(z, axis=-1):
+    e = np.exp(z - z.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+
+@mistake("ignores-axis", "use the `axis` argument: this always normalises along the last axis")
+def _ignores_axis(z, axis=-1):
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@mistake("sum-over-everything", "divide by the sum of each slice along the axis, not the sum of the whole array")
+def _sum_everything(z, axis=-1):
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum()

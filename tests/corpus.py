@@ -5,6 +5,7 @@ Each file starts with header comments:
     # expect: pass                       (a correct solution in another style)
     # expect: fail ID [ID ...]           (these invariant ids must fail)
     # mistake: what the learner got wrong (wrong solutions) / # style: ... (correct ones)
+    # diagnosis: ID [ID ...]             (optional: known mistakes the report must name)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class Case:
     slug: str
     passes: bool
     must_fail: frozenset[str]
+    diagnosis: frozenset[str] = frozenset()
 
     @property
     def id(self) -> str:
@@ -35,7 +37,9 @@ def parse(path: Path) -> Case:
     if not expect:
         raise ValueError(f"{path}: no '# expect:' line")
     words = expect.group(1).split()
-    return Case(path, path.parent.name, words[0] == "pass", frozenset(words[1:]))
+    diagnosis = re.search(r"^# diagnosis:((?: [\w-]+)+)\s*$", text, re.M)
+    return Case(path, path.parent.name, words[0] == "pass", frozenset(words[1:]),
+                frozenset(diagnosis.group(1).split()) if diagnosis else frozenset())
 
 
 def cases() -> list[Case]:
@@ -63,7 +67,12 @@ def verdict(case: Case, report) -> str | None:
     unknown = case.must_fail - {i.id for i in report.invariants}
     if unknown:
         return f"expects unknown invariant ids {sorted(unknown)}"
-    return f"these invariants passed but must fail: {sorted(missing)}" if missing else None
+    if missing:
+        return f"these invariants passed but must fail: {sorted(missing)}"
+    named = {m["id"] for m in report.mistakes}
+    if case.diagnosis - named:
+        return f"the report should name the mistakes {sorted(case.diagnosis - named)}, it named {sorted(named)}"
+    return None
 
 
 if __name__ == "__main__":  # python tests/corpus.py [SLUG|FILE ...]: a quick dev loop

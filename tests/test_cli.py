@@ -144,8 +144,22 @@ def test_hints_are_revealed_one_at_a_time_and_counted():
     everything = run("hint", "softmax", "--all")
     assert f"hint {n} of {n}" in everything.stdout
     assert status_of()["hints_used"] == n
-    assert run("hint", "softmax").exit_code == 0  # past the last: shows it again, no crash
+    past = run("hint", "softmax")
+    assert past.exit_code == 0 and "already revealed" in past.stderr
     assert status_of()["hints_used"] == n
+
+
+def test_after_a_failed_check_the_hint_for_that_invariant_comes_first(tmp_path):
+    hints = catalogue.get("softmax").hints()
+    keyed = next(i for i, h in enumerate(hints) if "input-unchanged" in h.invariants and i > 0)
+    (tmp_path / "softmax.py").write_text((catalogue.get("softmax").solution_path.read_text())
+                                         .replace("shifted = z - np.max", "z -= np.max(z, axis=axis, keepdims=True)"
+                                                  "\n    shifted = z - np.max"))
+    report = json.loads(run("check", "softmax.py", "--json").stdout)
+    assert [i["id"] for i in report["invariants"] if not i["passed"]] == ["input-unchanged"]
+    result = run("hint", "softmax")
+    assert f"hint {keyed + 1} of {len(hints)}" in result.stdout
+    assert status_of()["hints_used"] == 1
 
 
 def test_solution_needs_confirmation_until_solved(tmp_path):

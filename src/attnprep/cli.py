@@ -143,12 +143,12 @@ def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default
 
     ex = workspace.slug_or_last(slug)
     hints = ex.hints()
-    shown = state.reveal_hints(ex.slug, len(hints), all_)
-    first = 0 if all_ else shown - 1
-    for n in range(first, shown):
+    shown, new = state.reveal_hints(ex.slug, [h.invariants for h in hints], all_)
+    for n in (shown + new if all_ else new):
         render.hint(n + 1, len(hints), hints[n].text)
-    if shown == len(hints) and not all_:
-        render.err.print("that was the last hint; `attnprep solution` shows the reference")
+    if not new and not all_:
+        render.err.print("every hint is already revealed; `attnprep hint --all` shows them again, "
+                         "`attnprep solution` shows the reference")
 
 
 @app.command()

@@ -128,6 +128,17 @@ def _judge(check: Callable, cand: Candidate, ref: ModuleType, rng: np.random.Gen
     return "pass", None
 
 
+def _diagnose(module: ModuleType, ref: ModuleType, session: Session, seed: int, end: float) -> list[dict]:
+    """Known mistakes behind the failures; best effort in the time left, never a verdict."""
+    from attnprep.diagnosis import diagnose
+
+    session.deadline = end
+    try:
+        return diagnose(module, ref, Candidate(session.send), np.random.default_rng([seed, 7]))
+    except (Fail, CallTimeout, CandidateCrash, LoadFailed, ValueError, TypeError):
+        return []
+
+
 def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
           timeout: float = 10.0) -> Report:
     """Grade `source` against every invariant of `exercise` within `timeout` seconds."""
@@ -165,6 +176,8 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
             if status in ("timeout", "error"):
                 session.collect_output()
         report.status = Report.status_of(report.invariants)
+        if report.status == "fail" and end - time.monotonic() > 0.2:
+            report.mistakes = _diagnose(module, ref, session, seed, end)
         return report
     finally:
         session.close()

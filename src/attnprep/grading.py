@@ -59,6 +59,23 @@ def invariant(id: str, description: str) -> Callable[[Callable], Callable]:
     return mark
 
 
+def mistake(id: str, message: str, fn: str | None = None) -> Callable[[Callable], Callable]:
+    """Mark a deliberately wrong variant of the reference as a known mistake.
+
+    The variant takes the same arguments as the candidate function `fn` (by
+    default the grader's first FUNCTIONS entry). When a solution fails and its
+    outputs on the grader's probe inputs match the variant (and not the
+    reference), the report names the mistake with `message`: one sentence on
+    what to change.
+    """
+
+    def mark(variant: Callable) -> Callable:
+        variant.mistake_id, variant.mistake_message, variant.mistake_fn = id, message, fn
+        return variant
+
+    return mark
+
+
 class Candidate:
     """Proxy for the learner's module: `cand.softmax(z)` runs in the worker."""
 

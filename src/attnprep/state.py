@@ -50,7 +50,7 @@ def parse_iso(text: str) -> float:
 def empty_entry() -> dict[str, Any]:
     return {"started_at": None, "file": None, "attempts": 0, "hints_used": 0,
             "first_pass_s": None, "best_s": None, "last_status": None, "solved": False,
-            "history": []}
+            "history": [], "hints_shown": []}
 
 
 def empty_state() -> dict[str, Any]:
@@ -60,7 +60,7 @@ def empty_state() -> dict[str, Any]:
 _ENTRY_TYPES = {"started_at": (str, type(None)), "file": (str, type(None)), "attempts": int,
                 "hints_used": int, "first_pass_s": (int, float, type(None)),
                 "best_s": (int, float, type(None)), "last_status": (str, type(None)),
-                "solved": bool, "history": list}
+                "solved": bool, "history": list, "hints_shown": list}
 
 
 def _valid(data: Any) -> bool:
@@ -205,10 +205,23 @@ def record_check(slug: str, status: str, failed: list[str], clock: dict[str, Any
                     item["best_s"] = elapsed
 
 
-def reveal_hints(slug: str, available: int, everything: bool) -> int:
-    """Count one more hint as used (or all of them); return how many are revealed."""
+def reveal_hints(slug: str, keyed_to: list[tuple[str, ...]], everything: bool) -> tuple[list[int], list[int]]:
+    """Reveal the next hint (or all); return (already shown, newly shown) hint indices.
+
+    `keyed_to[i]` are the invariants hint i helps with. After a failed check the
+    next hint is the first unrevealed one keyed to an invariant that failed.
+    """
     with updating() as data:
         item = entry(data, slug)
-        shown = available if everything else min(item["hints_used"] + 1, available)
-        item["hints_used"] = max(item["hints_used"], shown)
-        return item["hints_used"]
+        shown = [i for i in item["hints_shown"] if isinstance(i, int) and 0 <= i < len(keyed_to)]
+        shown += [i for i in range(min(item["hints_used"], len(keyed_to))) if i not in shown]  # older files
+        hidden = [i for i in range(len(keyed_to)) if i not in shown]
+        if everything:
+            new = hidden
+        else:
+            failed = set(item["history"][-1].get("failed", [])) if item["history"] else set()
+            keyed = [i for i in hidden if failed & set(keyed_to[i])]
+            new = (keyed or hidden)[:1]
+        item["hints_shown"] = shown + new
+        item["hints_used"] = len(item["hints_shown"])
+        return shown, new

@@ -19,9 +19,9 @@ def attention(q, k, v, mask=None):
     for b in range(qf.shape[0]):
         for i in range(t_q):
             scores = [float(qf[b, i] @ kf[b, j]) / math.sqrt(d_k) for j in range(t_k)]
-            open_scores = [s for s, blocked in zip(scores, m[b, i]) if not blocked]
+            open_scores = [s for s, blocked in zip(scores, m[b, i], strict=True) if not blocked]
             top = max(open_scores)
-            exps = [0.0 if blocked else math.exp(s - top) for s, blocked in zip(scores, m[b, i])]
+            exps = [0.0 if blocked else math.exp(s - top) for s, blocked in zip(scores, m[b, i], strict=True)]
             total = sum(exps)
             for j in range(t_k):
                 out[b, i] += exps[j] / total * vf[b, j]

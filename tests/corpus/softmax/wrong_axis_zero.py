@@ -1,6 +1,7 @@
 # attnprep: softmax
 # expect: fail sum-to-one axis matches-reference
 # mistake: normalises over axis 0 whatever axis is asked for
+# diagnosis: softmax-wrong-axis
 import numpy as np
 
 

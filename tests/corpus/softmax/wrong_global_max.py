@@ -1,6 +1,7 @@
 # attnprep: softmax
 # expect: fail stable
 # mistake: one global max for all rows; a row far below it underflows to 0/0
+# diagnosis: global-max
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: softmax
 # expect: fail shape axis matches-reference
 # mistake: reductions without keepdims do not broadcast back along the axis
+# diagnosis: missing-keepdims
 import numpy as np
 
 

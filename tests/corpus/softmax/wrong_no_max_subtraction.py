@@ -1,6 +1,7 @@
 # attnprep: softmax
 # expect: fail stable masked-entries
 # mistake: no max subtraction, so exp overflows at 1e4
+# diagnosis: no-max-subtraction
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: softmax
 # expect: fail sum-to-one matches-reference
 # mistake: divides by the sum of the whole array instead of each slice
+# diagnosis: sum-over-everything
 import numpy as np
 
 

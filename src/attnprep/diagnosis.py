@@ -1,0 +1,98 @@
+"""Name known mistakes by behaviour: compare the candidate with wrong variants of the reference.
+
+A grader module may define `probes(rng)`, yielding (function name, args,
+kwargs), and functions marked with `@mistake`. A mistake is recognised when,
+on every probe of its function that tells it apart from the reference, the
+candidate's output matches the variant's (raising the same exception counts
+as matching). The source is never read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from attnprep.grading import Candidate, CandidateError, Fail
+
+_RTOL, _ATOL = 1e-5, 1e-8
+
+
+def mistakes_of(module: ModuleType) -> list[Callable]:
+    return [f for f in vars(module).values() if callable(f) and hasattr(f, "mistake_id")]
+
+
+def _leaves(value: Any) -> list[np.ndarray] | None:
+    """A result as a flat list of float arrays, or None if it is not numeric data."""
+    if isinstance(value, (tuple, list)) and value and all(isinstance(v, (tuple, list, np.ndarray)) for v in value):
+        out: list[np.ndarray] = []
+        for v in value:
+            leaves = _leaves(v)
+            if leaves is None:
+                return None
+            out += leaves
+        return out
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError):
+        return None
+    if arr.dtype.hasobject or arr.dtype.kind not in "biuf":
+        return None
+    return [arr.astype(np.float64)]
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, BaseException) or isinstance(b, BaseException):
+        if isinstance(a, CandidateError) and isinstance(b, BaseException) and not isinstance(b, CandidateError):
+            return a.is_a(type(b).__name__)
+        return False
+    la, lb = _leaves(a), _leaves(b)
+    if la is None or lb is None or len(la) != len(lb):
+        return False
+    with np.errstate(all="ignore"):
+        return all(x.shape == y.shape and np.allclose(x, y, rtol=_RTOL, atol=_ATOL, equal_nan=True)
+                   for x, y in zip(la, lb, strict=True))
+
+
+def _run_local(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+    try:
+        with np.errstate(all="ignore"):
+            return fn(*copies, **kwargs)
+    except Exception as exc:  # a variant that raises documents a crashing mistake
+        return exc
+
+
+def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.random.Generator) -> list[dict[str, str]]:
+    """The known mistakes the candidate's outputs match, in the grader's order."""
+    variants = mistakes_of(module)
+    if not variants or not hasattr(module, "probes"):
+        return []
+    default_fn = module.FUNCTIONS[0]
+    probes = list(module.probes(rng))
+    answers = []
+    for fn, args, kwargs in probes:
+        try:
+            answers.append(cand.call(fn, *args, **kwargs))
+        except (CandidateError, Fail) as exc:
+            answers.append(exc)
+    found = []
+    for variant in variants:
+        target = variant.mistake_fn or default_fn
+        telling = 0
+        for (fn, args, kwargs), got in zip(probes, answers, strict=True):
+            if fn != target:
+                continue
+            wrong = _run_local(variant, args, kwargs)
+            right = _run_local(getattr(ref, fn), args, kwargs)
+            if _same(wrong, right):
+                continue  # this probe cannot tell the mistake from the reference
+            if not _same(got, wrong):
+                telling = -1
+                break
+            telling += 1
+        if telling > 0:
+            found.append({"id": variant.mistake_id, "message": variant.mistake_message})
+    return found

@@ -1,0 +1,16 @@
+# attnprep: kvcache
+# expect: fail per-token seed-table
+# mistake: caches only one of K and V: no factor 2
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    if min(n_layers, n_kv_heads, head_dim, bits) <= 0 or n_tokens < 0 or batch_size < 0:
+        raise ValueError("bad size")
+    total_bits = n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits
+    return -(-total_bits // 8)
+
+
+def max_cached_tokens(budget_bytes, n_layers, n_kv_heads, head_dim, bits=16):
+    if budget_bytes < 0:
+        raise ValueError("negative budget")
+    return 8 * budget_bytes // (n_layers * n_kv_heads * head_dim * bits)

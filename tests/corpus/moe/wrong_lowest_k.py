@@ -1,0 +1,22 @@
+# attnprep: moe
+# expect: fail top-k
+# mistake: forgets that argsort is ascending and keeps the k lowest logits
+import numpy as np
+
+
+def route_top_k(x, W_router, k):
+    logits = x @ W_router
+    E = logits.shape[1]
+    if k < 1 or k > E:
+        raise ValueError("bad k")
+    idx = np.argsort(logits, axis=1)[:, :k]
+    top = np.take_along_axis(logits, idx, axis=1)
+    e = np.exp(top - top.max(axis=1, keepdims=True))
+    return idx, e / e.sum(axis=1, keepdims=True)
+
+def load_balance_loss(router_logits, expert_idx, n_experts):
+    z = router_logits - router_logits.max(axis=-1, keepdims=True)
+    p = np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)
+    P = p.mean(axis=0)
+    f = np.bincount(expert_idx.ravel(), minlength=n_experts) / expert_idx.size
+    return float(n_experts * np.sum(f * P))

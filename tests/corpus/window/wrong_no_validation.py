@@ -1,0 +1,20 @@
+# attnprep: window
+# expect: fail bad-input
+# mistake: never checks window < 1; window = 0 silently blocks every key and returns nan
+import numpy as np
+
+
+def sliding_window_mask(T, window):
+    i = np.arange(T)[:, None]
+    j = np.arange(T)[None, :]
+    return (j > i) | (i - j >= window)
+
+
+def window_attention(q, k, v, window):
+    mask = sliding_window_mask(q.shape[0], window)
+    scores = q @ k.T / np.sqrt(q.shape[-1])
+    scores = np.where(mask, -np.inf, scores)
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ v, weights
