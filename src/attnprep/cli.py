@@ -205,6 +205,36 @@ def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
 
 @app.command()
 @handled
+def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions.")],
+          exercise: Annotated[str, typer.Option("--exercise", "-e", help="Exercise slug.")],
+          jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Files graded at once "
+                                                   "(default: the number of cores).")] = None,
+          json_file: Annotated[Path | None, typer.Option("--json", help="Write every report to this file.")] = None,
+          csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a summary table to this file.")] = None,
+          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per file.")] = 10.0,
+          seed: Annotated[int, typer.Option(help="Seed of the hidden checks' inputs.")] = 0) -> None:
+    """Grade every .py file of a folder (a class's submissions), each in its own isolated worker."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from attnprep import batch, catalogue, render
+
+    ex = catalogue.get(exercise)
+    files = batch.submissions(folder)
+    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=render.err, transient=True) as progress:
+        task = progress.add_task("grade", total=len(files))
+        reports = batch.grade_all(ex, files, jobs=jobs or batch.default_jobs(), timeout=timeout, seed=seed,
+                                  on_done=lambda r: progress.advance(task))
+    render.batch_table(reports)
+    if json_file:
+        batch.write_json(json_file, ex, reports)
+    if csv_file:
+        batch.write_csv(csv_file, reports)
+    raise typer.Exit(int(ExitCode.OK if all(r.passed for r in reports) else ExitCode.NOT_PASSED))
+
+
+@app.command()
+@handled
 def demo() -> None:
     """A short tour: grade a known-wrong and a correct solution and show both reports."""
     from attnprep import demo as tour

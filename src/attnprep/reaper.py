@@ -12,10 +12,15 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 
 _live_workers: set[int] = set()
 _is_subreaper = False
+# Held while a worker is spawned and registered, and while orphans are swept,
+# so that a sweep in one thread never mistakes another thread's new worker
+# for an orphan.
+spawn_lock = threading.RLock()
 
 
 def become_subreaper() -> bool:
@@ -67,6 +72,11 @@ def sweep(rounds: int = 20) -> int:
     """Kill and reap every adopted orphan, round after round as their children are adopted."""
     if not _is_subreaper:
         return 0
+    with spawn_lock:
+        return _sweep(rounds)
+
+
+def _sweep(rounds: int) -> int:
     killed = 0
     for _ in range(rounds):
         orphans = _adopted_orphans()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -104,3 +105,17 @@ def code(text: str, title: str) -> None:
 
 def hint(number: int, total: int, text: str) -> None:
     out.print(Panel(text, title=f"hint {number} of {total}", border_style="cyan", expand=False))
+
+
+def batch_table(reports: list) -> None:
+    table = Table(title="attnprep grade", title_justify="left")
+    for name, justify in (("file", "left"), ("status", "left"), ("passed", "right"),
+                          ("failed invariants", "left"), ("time", "right")):
+        table.add_column(name, justify=justify, overflow="fold")
+    for r in reports:
+        failed = ", ".join(r.failed_ids) or (r.message or "")
+        table.add_row(Path(r.file).name, Text(r.status, style=_STATUS_STYLE.get(r.status, "")),
+                      f"{sum(i.passed for i in r.invariants)}/{len(r.invariants)}", failed, f"{r.elapsed_s:.2f}s")
+    out.print(table)
+    counts = {s: sum(r.status == s for r in reports) for s in ("pass", "fail", "error", "timeout")}
+    out.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) + f" of {len(reports)} files")

@@ -88,13 +88,14 @@ class Worker:
         env.update(HOME=self.home, TMPDIR=self.home, PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8",
                    OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
         reaper.become_subreaper()
-        self.proc = subprocess.Popen(
-            _worker_command(to_worker_r, from_worker_w, cpu_seconds),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=self.home, env=env, pass_fds=(to_worker_r, from_worker_w),
-            start_new_session=True, close_fds=True,
-        )
-        reaper.register(self.proc.pid)
+        with reaper.spawn_lock:
+            self.proc = subprocess.Popen(
+                _worker_command(to_worker_r, from_worker_w, cpu_seconds),
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=self.home, env=env, pass_fds=(to_worker_r, from_worker_w),
+                start_new_session=True, close_fds=True,
+            )
+            reaper.register(self.proc.pid)
         os.close(to_worker_r)
         os.close(from_worker_w)
         self._stdout, self._stderr = _Drain(self.proc.stdout), _Drain(self.proc.stderr)
