@@ -14,7 +14,9 @@ from attnprep import __version__
 from attnprep.errors import AttnprepError, NeedsConfirmation
 from attnprep.report import ExitCode
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+# Plain help (rich_markup_mode=None) keeps typer from importing its rich help
+# renderer, which would cost more than the rest of `attnprep --help` together.
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Drill the from-scratch attention questions of ML-engineering interviews.",
                   context_settings={"help_option_names": ["-h", "--help"]})
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 from attnprep.report import ExitCode
 
 
@@ -21,6 +19,8 @@ class AttnprepError(Exception):
 
 class UnknownExercise(AttnprepError):
     def __init__(self, slug: str, known: list[str]) -> None:
+        import difflib
+
         close = difflib.get_close_matches(slug, known, n=1, cutoff=0.4)
         hint = f"did you mean `{close[0]}`?" if close else "run `attnprep list` to see the exercises"
         super().__init__(f"unknown exercise `{slug}`", hint)

@@ -6,9 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.panel import Panel
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -95,10 +93,14 @@ def status_table(rows: list[dict[str, Any]]) -> None:
 
 
 def markdown(text: str) -> None:
+    from rich.markdown import Markdown  # markdown-it is slow to import: only `show` needs it
+
     out.print(Markdown(text))
 
 
 def code(text: str, title: str) -> None:
+    from rich.syntax import Syntax  # pygments, likewise
+
     out.print(Panel(Syntax(text, "python", line_numbers=False, word_wrap=True), title=title,
                     expand=False))
 
