@@ -118,7 +118,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
           timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds for the whole grading.")] = 10.0,
           seed: Annotated[int, typer.Option(help="Seed of the hidden checks' inputs.")] = 0) -> None:
     """Grade a solution file against the exercise's hidden invariants."""
-    from attnprep import render, state, workspace
+    from attnprep import mock, render, state, workspace
     from attnprep.engine import grade
 
     path = workspace.file_to_check(file)
@@ -127,12 +127,25 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     report = grade(ex, source, str(file) if file else str(path), seed=seed, timeout=timeout)
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
     state.record_check(ex.slug, report.status, report.failed_ids, report.clock)
+    running = mock.active()
+    in_mock = running is not None and ex.slug in running["slugs"]
+    left = mock.remaining_s(running) if in_mock else None
     if as_json:
-        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+        payload = report.to_dict()
+        if in_mock:
+            payload["mock"] = {"remaining_s": round(max(left, 0.0), 1), "slugs": running["slugs"]}
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
         render.report(report)
         if not report.passed:
             render.out.print(f"stuck? `attnprep hint {ex.slug}`", style="dim")
+        if in_mock:
+            render.mock_left(left)
+    if in_mock and left <= 0:  # the countdown ran out: the interview is over
+        ended, rows = mock.end()
+        (render.err if as_json else render.out).print("time is up: the mock interview is over")
+        if not as_json:
+            render.scorecard(ended, rows)
     raise typer.Exit(int(report.exit_code))
 
 
@@ -233,6 +246,32 @@ def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions
     if csv_file:
         batch.write_csv(csv_file, reports)
     raise typer.Exit(int(ExitCode.OK if all(r.passed for r in reports) else ExitCode.NOT_PASSED))
+
+
+@app.command("mock")
+@handled
+def mock_(count: Annotated[int, typer.Option("--count", "-n", min=1, help="How many exercises.")] = 2,
+          minutes: Annotated[int | None, typer.Option("--minutes", "-m", min=1, help="Length of the interview "
+                                                      "(default: the exercises' targets added up).")] = None,
+          dir: Annotated[Path, typer.Option("--dir", help="Folder for the stubs.")] = Path("."),
+          end: Annotated[bool, typer.Option("--end", help="End the running mock and show the scorecard.")] = False,
+          as_json: Annotated[bool, typer.Option("--json", help="With --end: the scorecard as JSON.")] = False,
+          ) -> None:
+    """A mock interview: unsolved exercises, one countdown, a scorecard at the end."""
+    from attnprep import mock, render
+
+    if end:
+        ended, rows = mock.end()
+        if as_json:
+            sys.stdout.write(json.dumps({"version": 1, "minutes": ended["minutes"], "started_at": ended["started_at"],
+                                         "exercises": rows}, indent=2) + "\n")
+        else:
+            render.scorecard(ended, rows)
+        return
+    if mock.active():
+        render.warning("a mock interview was still running; it is replaced by this one")
+    started, written = mock.start(count, minutes, dir)
+    render.mock_started(started, written)
 
 
 @app.command()

@@ -121,3 +121,28 @@ def batch_table(reports: list) -> None:
     out.print(table)
     counts = {s: sum(r.status == s for r in reports) for s in ("pass", "fail", "error", "timeout")}
     out.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) + f" of {len(reports)} files")
+
+
+def mock_started(mock: dict[str, Any], written: list) -> None:
+    out.print(Text(f"mock interview: {len(written)} exercises, {mock['minutes']} minutes on one clock",
+                   style="bold"))
+    for path, kept in written:
+        out.print(f"  wrote {path}" + (f" (kept your previous file as {kept.name})" if kept else ""))
+    out.print("`attnprep check FILE` shows the time left; `attnprep mock --end` ends it with a scorecard.")
+
+
+def mock_left(seconds: float) -> None:
+    style = "bold red" if seconds < 300 else "bold"
+    out.print(Text.assemble("mock interview: ", (minutes(max(seconds, 0)), style), " left"))
+
+
+def scorecard(mock: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    table = Table(title=f"mock interview scorecard ({mock['minutes']} minutes)", title_justify="left")
+    for name in ("exercise", "solved", "time", "checks", "hints", "failed on the way"):
+        table.add_column(name, overflow="fold")
+    for r in rows:
+        table.add_row(r["slug"], Text("yes", style="green") if r["solved"] else Text("no", style="red"),
+                      minutes(r["time_s"]), str(r["checks"]), str(r["hints_used"]),
+                      ", ".join(r["failed_on_the_way"]) or "-")
+    out.print(table)
+    out.print(f"solved {sum(r['solved'] for r in rows)} of {len(rows)}")

@@ -68,6 +68,12 @@ def _valid(data: Any) -> bool:
         return False
     if not isinstance(data.get("exercises"), dict) or not isinstance(data.get("last_started"), (str, type(None))):
         return False
+    mock = data.get("mock")
+    if mock is not None and not (isinstance(mock, dict) and isinstance(mock.get("slugs"), list)
+                                 and isinstance(mock.get("minutes"), (int, float))
+                                 and isinstance(mock.get("hints_at_start"), dict)
+                                 and isinstance(mock.get("started_at"), str)):
+        return False
     for entry in data["exercises"].values():
         if not isinstance(entry, dict):
             return False

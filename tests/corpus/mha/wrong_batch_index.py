@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail batch-independent shape
 # mistake: works on x[0] only (written for one sequence), so every batch element after the first is dropped
+# diagnosis: batch-of-one
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail sum-to-one
 # mistake: zeroes the future after the softmax and does not renormalise, so rows sum to less than one
+# diagnosis: mask-after-softmax
 import numpy as np
 
 

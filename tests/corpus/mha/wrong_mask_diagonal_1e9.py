@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail upper-triangle-zero
 # mistake: a -1e9 mask that also covers the diagonal: no nan, but no position attends to itself
+# diagnosis: mask-includes-diagonal
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail merge-layout round-trip matches-reference
 # mistake: splits correctly but merges with a bare reshape, gluing positions of one head together
+# diagnosis: merge-without-transpose
 import numpy as np
 
 

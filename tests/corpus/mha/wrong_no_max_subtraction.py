@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail matches-reference
 # mistake: exponentiates the raw scores; scores near 1e4 overflow to inf and the weights become nan
+# diagnosis: no-max-subtraction
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail scale matches-reference
 # mistake: divides the scores by sqrt(d_model) instead of sqrt(d_head)
+# diagnosis: scale-by-d-model
 import numpy as np
 
 

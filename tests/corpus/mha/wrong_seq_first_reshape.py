@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail batch-independent
 # mistake: flattens B and T together, then reads the rows back as (T, B, ...) (PyTorch's sequence-first habit), mixing batches
+# diagnosis: batch-mixed-by-reshape
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail sum-to-one prefix
 # mistake: normalises over axis -2 (the queries) instead of the keys
+# diagnosis: softmax-over-queries
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail split-layout matches-reference
 # mistake: reshapes straight to (B, H, T, d_head) without the transpose, so heads get slices of several positions
+# diagnosis: split-without-transpose merge-without-transpose
 import numpy as np
 
 

@@ -1,0 +1,540 @@
+"""Hidden checks for the `mha` exercise."""
+
+import numpy as np
+
+from attnprep.grading import (
+    CandidateError,
+    Fail,
+    as_float,
+    check_close,
+    check_finite,
+    check_shape,
+    check_unchanged,
+    expect_raises,
+    fmt,
+    invariant,
+    mistake,
+    shape_of,
+    unpack,
+    worst_entry,
+)
+
+FUNCTIONS = ("split_heads", "merge_heads", "causal_mha")
+
+# (B, T, d_model, n_heads). T never equals d_head, and T > 1 never equals n_heads, so an
+# axis taken for another, or a mask sized from the wrong dimension, cannot pass by accident.
+CASES = [(2, 5, 16, 4), (3, 7, 12, 2), (1, 5, 8, 2), (2, 7, 8, 4),
+         (3, 1, 12, 4), (2, 5, 12, 1), (1, 7, 16, 1), (1, 1, 16, 4)]
+LAYOUT_CASES = [(2, 5, 16, 4), (3, 7, 12, 2), (1, 5, 8, 4), (2, 1, 12, 4), (2, 5, 8, 1)]
+LONG_CASES = [(2, 7, 16, 4), (3, 5, 12, 2), (1, 7, 8, 2), (2, 5, 12, 1)]
+# No case with d_head == sqrt(d_model), where two wrong scales would look alike.
+SCALE_CASES = [(2, 5, 12, 2), (1, 7, 16, 2), (3, 5, 8, 4), (2, 7, 12, 4)]
+BATCH_CASES = [(3, 5, 12, 2), (2, 7, 16, 4), (3, 1, 8, 2)]
+BAD_HEADS = [(2, 5, 12, 5), (1, 3, 8, 3), (2, 4, 16, 6), (1, 2, 8, 16)]
+
+
+# -- calling the candidate --------------------------------------------------------
+
+def _call(cand, fn, where, *args, track=False):
+    """Call `fn`; an exception is re-raised with the shapes it happened on."""
+    try:
+        if track:
+            return cand.call_tracking_args(fn, *args)
+        return cand.call(fn, *args)
+    except CandidateError as err:
+        if err.not_implemented:
+            raise
+        raise CandidateError(f"{fn} on {where}", err.type_name, err.mro, err.text, err.line) from None
+
+
+def _where(x, n_heads):
+    B, T, D = x.shape
+    return f"x of shape (B={B}, T={T}, d_model={D}), n_heads={n_heads} (d_head={D // n_heads})"
+
+
+def _problem(rng, B, T, D, scale=1.0):
+    x = rng.normal(scale=scale, size=(B, T, D))
+    Ws = tuple(rng.normal(size=(D, D)) / np.sqrt(D) for _ in range(4))
+    return x, Ws
+
+
+def _mha(cand, x, Ws, n_heads):
+    """The candidate's (y, weights) as float arrays of the contract's shapes."""
+    B, T, D = x.shape
+    where = _where(x, n_heads)
+    out = _call(cand, "causal_mha", where, x, *Ws, n_heads)
+    y, w = unpack(out, 2, "causal_mha")
+    y = as_float(y, f"y for {where}")
+    w = as_float(w, f"weights for {where}")
+    for name, arr, want in (("y", y, (B, T, D)), ("weights", w, (B, n_heads, T, T))):
+        if arr.ndim == len(want) and arr.shape[1:] == want[1:] and arr.shape[0] != B:
+            raise Fail(f"{name} for {where} has shape {shape_of(arr)}, expected {shape_of(np.empty(want))}: "
+                       f"x has {B} batch elements but {name} has {arr.shape[0]}")
+        check_shape(arr, want, f"{name} for {where}")
+    return y, w, where
+
+
+def _idx(idx):
+    return ", ".join(str(int(i)) for i in idx)
+
+
+# -- describing where labelled entries went ----------------------------------------
+
+def _labelled(rng, shape):
+    """Distinct whole numbers 1..N in random order: every entry says where it came from."""
+    return (rng.permutation(int(np.prod(shape))) + 1.0).reshape(shape)
+
+
+def _lookup(arr):
+    """value -> index of an array's entries (the last one wins for repeated values)."""
+    flat = np.asarray(arr, dtype=np.float64).ravel()
+    return {float(v): i for i, v in enumerate(flat) if np.isfinite(v)}
+
+
+def _locate(values, table, shape):
+    out = []
+    for v in values:
+        i = table.get(float(v)) if np.isfinite(v) else None
+        out.append(None if i is None else tuple(int(k) for k in np.unravel_index(i, shape)))
+    return out
+
+
+def _features(fs):
+    if len(fs) > 1 and all(b - a == 1 for a, b in zip(fs, fs[1:], strict=False)):
+        return f"features {fs[0]}:{fs[-1] + 1}"
+    if len(fs) == 1:
+        return f"feature {fs[0]}"
+    return "features " + ", ".join(map(str, fs))
+
+
+def _places(spots, b_home):
+    """Words for a list of (b, t, f) spots of a (B, T, d_model) array."""
+    if any(s is None for s in spots):
+        return None
+    rows = {(s[0], s[1]) for s in spots}
+    if len(rows) == 1:
+        b, t = spots[0][0], spots[0][1]
+        batch = f" of batch element {b}" if b != b_home else ""
+        return f"{_features([s[2] for s in spots])} of position {t}{batch}"
+    words = [f"feature {f} of position {t}" + (f" of batch element {b}" if b != b_home else "")
+             for b, t, f in spots[:3]]
+    return "a mix of positions (" + ", ".join(words) + (", ..." if len(spots) > 3 else "") + ")"
+
+
+def _head_places(spots, b_home):
+    """Words for a list of (b, h, t, j) spots of a (B, H, T, d_head) array."""
+    if any(s is None for s in spots):
+        return None
+    blocks = {s[:3] for s in spots}
+    if len(blocks) == 1:
+        b, h, t = spots[0][:3]
+        batch = f" of batch element {b}" if b != b_home else ""
+        js = [s[3] for s in spots]
+        what = _features(js).replace("features", "entries").replace("feature", "entry")
+        return f"{what} of head {h} at position {t}{batch}"
+    words = [f"entry {j} of head {h} at position {t}" + (f" of batch element {b}" if b != b_home else "")
+             for b, h, t, j in spots[:3]]
+    return "a mix of heads and positions (" + ", ".join(words) + (", ..." if len(spots) > 3 else "") + ")"
+
+
+# -- private helpers other exercises could share -----------------------------------
+
+def _check_rows_sum_to_one(w, what, atol=1e-6):
+    """Every slice along the last axis sums to one."""
+    sums = w.sum(axis=-1)
+    bad = ~np.isclose(sums, 1.0, rtol=0.0, atol=atol)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise Fail(f"weights[{_idx(idx)}, :] for {what} sums to {fmt(sums[idx])}, expected 1: the weights "
+                   f"of each query over the keys (the last axis) must sum to one")
+
+
+def _check_causal_zeros(w, what):
+    """The diagonal is attended (> 0) and everything strictly above it is exactly 0.0."""
+    T = w.shape[-1]
+    diag = w[..., np.arange(T), np.arange(T)]
+    bad = ~(diag > 0)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        lead, t = idx[:-1], idx[-1]
+        entry = f"weights[{_idx(lead + (t, t))}]"
+        if np.isnan(diag[idx]) and t == 0:
+            raise Fail(f"{entry} is nan for {what}: position 0 may attend only to itself, so a mask that "
+                       f"also covers the diagonal leaves its row empty (0/0)")
+        raise Fail(f"{entry} is {fmt(diag[idx])} for {what}: position {t} must attend to itself; only "
+                   f"the positions strictly after it are masked, never the diagonal")
+    if np.isnan(w).any():
+        idx = tuple(int(i) for i in np.argwhere(np.isnan(w))[0])
+        raise Fail(f"weights[{_idx(idx)}] is nan for {what}")
+    above = np.triu(np.ones((T, T), dtype=bool), k=1)
+    leak = above & (w != 0.0)
+    if leak.any():
+        idx = tuple(int(i) for i in np.argwhere(leak)[0])
+        i, j = idx[-2:]
+        raise Fail(f"weights[{_idx(idx)}] is {fmt(w[idx])} for {what}, expected exactly 0.0: position {i} "
+                   f"must not attend to the later position {j}")
+
+
+def _single_head(x, W_q, W_k, W_v, W_o):
+    """Single-head causal attention, written out on its own: (y, weights (B, T, T))."""
+    q, k, v = x @ W_q, x @ W_k, x @ W_v
+    T, d = x.shape[-2], x.shape[-1]
+    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(d)
+    s = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, s)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = e / e.sum(axis=-1, keepdims=True)
+    return (w @ v) @ W_o, w
+
+
+# -- the invariants ------------------------------------------------------------------
+
+@invariant("split-layout", "split_heads puts features h*d_head:(h+1)*d_head of position t at head h, position t")
+def split_layout(cand, ref, rng):
+    for B, T, D, H in LAYOUT_CASES:
+        dh = D // H
+        x = _labelled(rng, (B, T, D))
+        where = _where(x, H)
+        out = as_float(_call(cand, "split_heads", where, x, H), f"split_heads on {where}")
+        check_shape(out, (B, H, T, dh), f"split_heads on {where}")
+        table = _lookup(x)
+        ctx = f"B={B}, T={T}, d_model={D}, H={H}"
+        for b in range(B):
+            for h in range(H):
+                for t in range(T):
+                    want = x[b, t, h * dh:(h + 1) * dh]
+                    if np.array_equal(out[b, h, t], want):
+                        continue
+                    batch = f"in batch element {b}, " if B > 1 and b else ""
+                    held = _places(_locate(out[b, h, t], table, x.shape), b)
+                    held = held or f"values that are not entries of x ({fmt(out[b, h, t, 0])}, ...)"
+                    raise Fail(f"split_heads: {batch}head {h} at position {t} holds {held}, expected "
+                               f"features {h * dh}:{(h + 1) * dh} of position {t} ({ctx})")
+
+
+@invariant("merge-layout", "merge_heads puts head h at features h*d_head:(h+1)*d_head")
+def merge_layout(cand, ref, rng):
+    for B, T, D, H in LAYOUT_CASES:
+        dh = D // H
+        heads = _labelled(rng, (B, H, T, dh))
+        where = f"x of shape {shape_of(heads)}"
+        out = as_float(_call(cand, "merge_heads", where, heads), f"merge_heads on {where}")
+        check_shape(out, (B, T, D), f"merge_heads on {where}")
+        table = _lookup(out)
+        ctx = f"B={B}, T={T}, H={H}"
+        for b in range(B):
+            for t in range(T):
+                for h in range(H):
+                    spots = _locate(heads[b, h, t], table, out.shape)
+                    if spots == [(b, t, f) for f in range(h * dh, (h + 1) * dh)]:
+                        continue
+                    batch = f"in batch element {b}, " if B > 1 and b else ""
+                    landed = _places(spots, b)
+                    expected = f"expected features {h * dh}:{(h + 1) * dh} of position {t}"
+                    if landed is None:
+                        raise Fail(f"merge_heads: {batch}head {h} at position {t} is missing from the output "
+                                   f"(its values appear nowhere in it), {expected} ({ctx})")
+                    raise Fail(f"merge_heads: {batch}head {h} at position {t} landed at {landed}, "
+                               f"{expected} ({ctx})")
+        check_close(out, ref.merge_heads(heads), f"merge_heads on {where}")
+
+
+@invariant("round-trip", "merge_heads(split_heads(x, H)) is x, and split_heads(merge_heads(h), H) is h")
+def round_trip(cand, ref, rng):
+    for B, T, D, H in LAYOUT_CASES:
+        dh = D // H
+        x = _labelled(rng, (B, T, D))
+        where = _where(x, H)
+        split = as_float(_call(cand, "split_heads", where, x, H), f"split_heads on {where}")
+        label = f"merge_heads(split_heads(x, {H})) for x of shape (B={B}, T={T}, d_model={D})"
+        back = as_float(_call(cand, "merge_heads", f"the output of split_heads for {where}", split), label)
+        check_shape(back, x.shape, label)
+        diff = np.argwhere(back != x)
+        if len(diff):
+            b, t, f = (int(i) for i in diff[0])
+            held = _places(_locate([back[b, t, f]], _lookup(x), x.shape), b)
+            held = held or f"{fmt(back[b, t, f])}, which is not an entry of x"
+            batch = f" of batch element {b}" if B > 1 and b else ""
+            raise Fail(f"{label} should give x back, but feature {f} of position {t}{batch} holds {held}")
+
+        heads = _labelled(rng, (B, H, T, dh))
+        merged = as_float(_call(cand, "merge_heads", f"x of shape {shape_of(heads)}", heads),
+                          f"merge_heads on x of shape {shape_of(heads)}")
+        label = f"split_heads(merge_heads(h), {H}) for h of shape (B={B}, H={H}, T={T}, d_head={dh})"
+        again = as_float(_call(cand, "split_heads", f"the output of merge_heads, n_heads={H}", merged, H), label)
+        check_shape(again, heads.shape, label)
+        diff = np.argwhere(again != heads)
+        if len(diff):
+            b, h, t, j = (int(i) for i in diff[0])
+            held = _head_places(_locate([again[b, h, t, j]], _lookup(heads), heads.shape), b)
+            held = held or f"{fmt(again[b, h, t, j])}, which is not an entry of h"
+            batch = f" of batch element {b}" if B > 1 and b else ""
+            raise Fail(f"{label} should give h back, but entry {j} of head {h} at position {t}{batch} "
+                       f"holds {held}")
+
+
+@invariant("shape", "causal_mha returns y of shape (B, T, d_model) and weights of shape (B, n_heads, T, T)")
+def shape(cand, ref, rng):
+    for B, T, D, H in CASES:
+        x, Ws = _problem(rng, B, T, D)
+        _mha(cand, x, Ws, H)
+
+
+@invariant("sum-to-one", "every row of weights sums to one over the keys")
+def sum_to_one(cand, ref, rng):
+    for B, T, D, H in CASES:
+        x, Ws = _problem(rng, B, T, D, scale=2.0)
+        _, w, where = _mha(cand, x, Ws, H)
+        _check_rows_sum_to_one(w, where)
+
+
+@invariant("upper-triangle-zero", "weights are exactly 0.0 above the diagonal, and the diagonal is never masked")
+def upper_triangle_zero(cand, ref, rng):
+    for B, T, D, H in CASES:
+        x, Ws = _problem(rng, B, T, D)
+        _, w, where = _mha(cand, x, Ws, H)
+        _check_causal_zeros(w, where)
+
+
+@invariant("prefix", "outputs at the first t positions do not change when later positions change or are cut off")
+def prefix(cand, ref, rng):
+    for B, T, D, H in LONG_CASES:
+        x, Ws = _problem(rng, B, T, D)
+        t0 = int(rng.integers(2, T))
+        y, w, where = _mha(cand, x, Ws, H)
+
+        changed = x.copy()
+        changed[:, t0:] = rng.normal(scale=3.0, size=(B, T - t0, D))
+        y2, w2, _ = _mha(cand, changed, Ws, H)
+        why = f"({where}): a position must not depend on the ones after it"
+        later = f"position {t0}" if t0 == T - 1 else f"positions {t0}..{T - 1}"
+        idx = worst_entry(y2[:, :t0], y[:, :t0], 1e-6, 1e-9)
+        if idx is not None:
+            raise Fail(f"changing x at {later} changed y[{_idx(idx)}] at the earlier position "
+                       f"{idx[1]} from {fmt(y[idx])} to {fmt(y2[idx])} {why}")
+        idx = worst_entry(w2[:, :, :t0], w[:, :, :t0], 1e-6, 1e-9)
+        if idx is not None:
+            raise Fail(f"changing x at {later} changed weights[{_idx(idx)}] (query position "
+                       f"{idx[2]}) from {fmt(w[idx])} to {fmt(w2[idx])} {why}")
+
+        y3, w3, _ = _mha(cand, x[:, :t0], Ws, H)
+        idx = worst_entry(y3, y[:, :t0], 1e-6, 1e-9)
+        if idx is not None:
+            raise Fail(f"cutting x to its first {t0} positions changed y[{_idx(idx)}] from {fmt(y[idx])} to "
+                       f"{fmt(y3[idx])} {why}")
+        idx = worst_entry(w3, w[:, :, :t0, :t0], 1e-6, 1e-9)
+        if idx is not None:
+            raise Fail(f"cutting x to its first {t0} positions changed weights[{_idx(idx)}] from {fmt(w[idx])} "
+                       f"to {fmt(w3[idx])} {why}")
+
+
+@invariant("batch-independent", "each batch element gives the same result as when it is run on its own")
+def batch_independent(cand, ref, rng):
+    for B, T, D, H in BATCH_CASES:
+        x, Ws = _problem(rng, B, T, D)
+        y, w, where = _mha(cand, x, Ws, H)
+        for b in range(B):
+            yb, wb, _ = _mha(cand, x[b:b + 1], Ws, H)
+            for name, got, alone in (("y", y[b], yb[0]), ("weights", w[b], wb[0])):
+                idx = worst_entry(got, alone, 1e-6, 1e-9)
+                if idx is not None:
+                    raise Fail(f"{name}[{_idx((b,) + idx)}] for {where} is {fmt(got[idx])}, but {fmt(alone[idx])} "
+                               f"when batch element {b} is run on its own (x[{b}:{b + 1}]): batch elements "
+                               f"must not see each other")
+
+
+@invariant("scale", "scores are divided by sqrt(d_head), not sqrt(d_model)")
+def scale(cand, ref, rng):
+    for B, T, D, H in SCALE_CASES:
+        dh = D // H
+        x, Ws = _problem(rng, B, T, D, scale=1.5)
+        _, w, where = _mha(cand, x, Ws, H)
+        want = ref.causal_mha(x, *Ws, H)[1]
+        idx = worst_entry(w, want, 1e-6, 1e-9)
+        if idx is None:
+            continue
+        right = f"sqrt(d_head) = sqrt({dh}) = {fmt(np.sqrt(dh))}"
+        for name, s in ((f"sqrt(d_model) = sqrt({D})", np.sqrt(D)), (f"d_head = {dh}", float(dh)),
+                        (f"d_model = {D}", float(D)), ("1 (no scaling)", 1.0)):
+            # Dividing the scores by s is the same as multiplying W_q by sqrt(d_head) / s.
+            alt = ref.causal_mha(x, Ws[0] * (np.sqrt(dh) / s), *Ws[1:], H)[1]
+            if worst_entry(w, alt, 1e-6, 1e-9) is None:
+                raise Fail(f"weights for {where} are what scores divided by {name} give; divide by {right}: "
+                           f"each head's dot products run over d_head features")
+        raise Fail(f"weights[{_idx(idx)}] for {where} is {fmt(w[idx])}, expected {fmt(want[idx])} with the "
+                   f"scores divided by {right}")
+
+
+@invariant("single-head", "with n_heads=1, causal_mha is single-head causal attention")
+def single_head(cand, ref, rng):
+    for B, T, D in ((2, 5, 8), (1, 7, 12), (3, 1, 16), (2, 7, 16)):
+        x, Ws = _problem(rng, B, T, D)
+        y, w, where = _mha(cand, x, Ws, 1)
+        y1, w1 = _single_head(x, *Ws)
+        ctx = "single-head causal attention: softmax(q k^T / sqrt(d_model)) with the future masked"
+        check_close(w[:, 0], w1, f"weights[:, 0] for {where}", context=ctx)
+        check_close(y, y1, f"y for {where}", context=ctx + ", times v, times W_o")
+
+
+@invariant("matches-reference", "y and weights match a reference to rtol 1e-6, scores near 1e4 included")
+def matches_reference(cand, ref, rng):
+    for B, T, D, H in CASES:
+        for s in (0.5, 2.0):
+            x, Ws = _problem(rng, B, T, D, scale=s)
+            y, w, where = _mha(cand, x, Ws, H)
+            y_ref, w_ref = ref.causal_mha(x, *Ws, H)
+            check_close(w, w_ref, f"weights for {where}")
+            check_close(y, y_ref, f"y for {where}")
+    x, Ws = _problem(rng, 2, 7, 16, scale=100.0)
+    spread = x * 10.0 ** rng.uniform(-2, 0, size=(2, 7, 1))
+    for name, xs in (("scores near 1e4", x), ("positions at very different scales", spread)):
+        y, w, where = _mha(cand, xs, Ws, 4)
+        check_finite(w, f"weights for {where}", name)
+        check_finite(y, f"y for {where}", name)
+        y_ref, w_ref = ref.causal_mha(xs, *Ws, 4)
+        check_close(w, w_ref, f"weights for {where}", context=name)
+        check_close(y, y_ref, f"y for {where}", context=name)
+
+
+@invariant("bad-input", "causal_mha raises ValueError when d_model is not a multiple of n_heads")
+def bad_input(cand, ref, rng):
+    for B, T, D, H in BAD_HEADS:
+        x, Ws = _problem(rng, B, T, D)
+        expect_raises(cand, "ValueError", "causal_mha", x, *Ws, H,
+                      what=f"causal_mha with d_model={D} and n_heads={H} ({D} % {H} = {D % H})")
+
+
+@invariant("input-unchanged", "x and the four weight matrices are not modified, over repeated calls")
+def input_unchanged(cand, ref, rng):
+    B, T, D, H = 2, 5, 12, 2
+    x, Ws = _problem(rng, B, T, D)
+    where = _where(x, H)
+    names = ("x", "W_q", "W_k", "W_v", "W_o")
+    for call in (1, 2):
+        _, after, _ = _call(cand, "causal_mha", where, x, *Ws, H, track=True)
+        for name, before, now in zip(names, (x, *Ws), after[:5], strict=True):
+            check_unchanged(before, now, f"{name} of shape {shape_of(before)} (call {call} of causal_mha)")
+
+    try:
+        results = cand.repeat(3, "causal_mha", x, *Ws, H)
+    except CandidateError as err:
+        if err.not_implemented:
+            raise
+        raise CandidateError(f"causal_mha called 3 times on {where}", err.type_name, err.mro, err.text,
+                             err.line) from None
+    first_y = as_float(unpack(results[0], 2, "causal_mha")[0], f"y for {where}")
+    for n, result in enumerate(results[1:], start=2):
+        y = as_float(unpack(result, 2, "causal_mha")[0], f"y for {where}")
+        check_shape(y, first_y.shape, f"y of call {n} for {where}")
+        idx = worst_entry(y, first_y, 1e-12, 0.0)
+        if idx is not None:
+            raise Fail(f"call {n} of causal_mha on the same arrays ({where}) returned y[{_idx(idx)}] = "
+                       f"{fmt(y[idx])}, but call 1 returned {fmt(first_y[idx])}: an earlier call changed x or a W "
+                       f"in place, or kept state between calls")
+
+    heads = rng.normal(size=(B, H, T, D // H))
+    for fn, args, label in (("split_heads", (x, H), f"x of shape {shape_of(x)}"),
+                            ("merge_heads", (heads,), f"x of shape {shape_of(heads)}")):
+        _, after, _ = _call(cand, fn, label, *args, track=True)
+        check_unchanged(args[0], after[0], f"{label} (passed to {fn})")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------------
+
+def probes(rng):
+    yield "split_heads", (rng.normal(size=(2, 5, 16)), 4), {}
+    yield "merge_heads", (rng.normal(size=(2, 4, 5, 4)),), {}
+    x, Ws = _problem(rng, 2, 5, 12, scale=1.5)
+    yield "causal_mha", (x, *Ws, 2), {}
+    x, Ws = _problem(rng, 2, 7, 16, scale=100.0)
+    yield "causal_mha", (x, *Ws, 4), {}
+
+
+def _variant(x, W_q, W_k, W_v, W_o, n_heads, *, divide_by=None, first_masked=1, fill=-np.inf, axis=-1,
+             subtract_max=True, mask_after=False, seq_first=False):
+    """causal_mha with one known mistake switched on."""
+    B, T, D = x.shape
+    dh = D // n_heads
+    if seq_first:
+        q, k, v = ((x.reshape(B * T, D) @ W).reshape(T, B, n_heads, dh).transpose(1, 2, 0, 3)
+                   for W in (W_q, W_k, W_v))
+    else:
+        q, k, v = ((x @ W).reshape(B, T, n_heads, dh).transpose(0, 2, 1, 3) for W in (W_q, W_k, W_v))
+    s = q @ np.swapaxes(k, -1, -2) / (np.sqrt(dh) if divide_by is None else divide_by(D, dh))
+    blocked = np.triu(np.ones((T, T), dtype=bool), k=first_masked)
+    if not mask_after:
+        s = np.where(blocked, fill, s)
+    e = np.exp(s - s.max(axis=axis, keepdims=True) if subtract_max else s)
+    w = e / e.sum(axis=axis, keepdims=True)
+    if mask_after:
+        w = np.where(blocked, 0.0, w)
+    out = w @ v
+    if seq_first:
+        return (out.transpose(2, 0, 1, 3).reshape(B * T, D) @ W_o).reshape(B, T, D), w
+    return out.transpose(0, 2, 1, 3).reshape(B, T, D) @ W_o, w
+
+
+@mistake("split-without-transpose", "reshape to (B, T, n_heads, d_head) first, then swap axes 1 and 2; a reshape "
+         "straight to (B, n_heads, T, d_head) hands each head slices of several positions", fn="split_heads")
+def _split_without_transpose(x, n_heads):
+    B, T, D = x.shape
+    return x.reshape(B, n_heads, T, D // n_heads)
+
+
+@mistake("merge-without-transpose", "swap the head and position axes back (transpose(0, 2, 1, 3)) before the "
+         "reshape to (B, T, d_model)", fn="merge_heads")
+def _merge_without_transpose(x):
+    B, H, T, dh = x.shape
+    return x.reshape(B, T, H * dh)
+
+
+@mistake("scale-by-d-model", "divide the scores by sqrt(d_head), the width of one head, not sqrt(d_model)",
+         fn="causal_mha")
+def _scale_by_d_model(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: np.sqrt(D))
+
+
+@mistake("no-scale", "divide the scores by sqrt(d_head) before the softmax", fn="causal_mha")
+def _no_scale(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: 1.0)
+
+
+@mistake("mask-includes-diagonal", "mask only the positions strictly above the diagonal (np.triu(..., k=1)); "
+         "every position attends to itself", fn="causal_mha")
+def _mask_includes_diagonal(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x, W_q, W_k, W_v, W_o, n_heads, first_masked=0)
+
+
+@mistake("mask-includes-diagonal", "mask only the positions strictly above the diagonal (np.triu(..., k=1)); "
+         "every position attends to itself", fn="causal_mha")
+def _mask_includes_diagonal_finite(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x, W_q, W_k, W_v, W_o, n_heads, first_masked=0, fill=-1e9)
+
+
+@mistake("batch-of-one", "keep the batch axis throughout: this computes only x[0] and drops the other "
+         "sequences", fn="causal_mha")
+def _batch_of_one(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x[:1], W_q, W_k, W_v, W_o, n_heads)
+
+
+@mistake("softmax-over-queries", "take the softmax over the keys, the last axis (axis=-1), not axis -2",
+         fn="causal_mha")
+def _softmax_over_queries(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x, W_q, W_k, W_v, W_o, n_heads, axis=-2)
+
+
+@mistake("mask-after-softmax", "mask the scores with -inf before the softmax; zeroing weights afterwards leaves "
+         "rows that no longer sum to one", fn="causal_mha")
+def _mask_after_softmax(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x, W_q, W_k, W_v, W_o, n_heads, mask_after=True)
+
+
+@mistake("no-max-subtraction", "subtract each row's maximum from the scores before np.exp: scores near 1e4 "
+         "overflow", fn="causal_mha")
+def _no_max_subtraction(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x, W_q, W_k, W_v, W_o, n_heads, subtract_max=False)
+
+
+@mistake("batch-mixed-by-reshape", "after flattening to (B*T, d_model), reshape back as (B, T, ...), not "
+         "(T, B, ...): the rows are batch-major", fn="causal_mha")
+def _batch_mixed_by_reshape(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x, W_q, W_k, W_v, W_o, n_heads, seq_first=True)
