@@ -248,6 +248,20 @@ def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions
     raise typer.Exit(int(ExitCode.OK if all(r.passed for r in reports) else ExitCode.NOT_PASSED))
 
 
+@app.command()
+@handled
+def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
+          exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
+          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per grading.")] = 10.0) -> None:
+    """Re-grade on every save, with a live clock; press h for the next hint, q to quit."""
+    from attnprep import watch as watcher
+    from attnprep import workspace
+
+    path = workspace.file_to_check(file)
+    ex = workspace.infer_exercise(path, workspace.read_source(path), exercise)
+    watcher.run(path, ex, timeout)
+
+
 @app.command("mock")
 @handled
 def mock_(count: Annotated[int, typer.Option("--count", "-n", min=1, help="How many exercises.")] = 2,

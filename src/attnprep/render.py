@@ -13,7 +13,7 @@ from rich.text import Text
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
-_STATUS_STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold red",
+STATUS_STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold red",
                  "timeout": "bold yellow", "skipped": "dim"}
 _MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "skipped": "·"}
 
@@ -47,13 +47,13 @@ def clock_line(clock: dict[str, Any] | None) -> Text:
 
 def report(rep) -> None:
     """A check report: one line per invariant, evidence under each failure."""
-    title = Text.assemble((rep.status.upper(), _STATUS_STYLE.get(rep.status, "bold")),
+    title = Text.assemble((rep.status.upper(), STATUS_STYLE.get(rep.status, "bold")),
                           f"  {rep.exercise}  {rep.file}")
     out.print(title)
     if rep.message:
         out.print(Text(f"  {rep.message}", style="red"))
     for inv in rep.invariants:
-        style = _STATUS_STYLE.get(inv.status, "")
+        style = STATUS_STYLE.get(inv.status, "")
         line = Text.assemble("  ", (_MARK.get(inv.status, "?"), style), f" {inv.id:<20} ",
                              (inv.description, "dim" if inv.passed else ""))
         out.print(line)
@@ -116,7 +116,7 @@ def batch_table(reports: list) -> None:
         table.add_column(name, justify=justify, overflow="fold")
     for r in reports:
         failed = ", ".join(r.failed_ids) or (r.message or "")
-        table.add_row(Path(r.file).name, Text(r.status, style=_STATUS_STYLE.get(r.status, "")),
+        table.add_row(Path(r.file).name, Text(r.status, style=STATUS_STYLE.get(r.status, "")),
                       f"{sum(i.passed for i in r.invariants)}/{len(r.invariants)}", failed, f"{r.elapsed_s:.2f}s")
     out.print(table)
     counts = {s: sum(r.status == s for r in reports) for s in ("pass", "fail", "error", "timeout")}
