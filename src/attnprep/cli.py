@@ -262,6 +262,20 @@ def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     watcher.run(path, ex, timeout)
 
 
+@app.command()
+@handled
+def report(html: Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML page here.")] = None,
+           ) -> None:
+    """Your progress history: attempts, hints, time to first pass against target, failures."""
+    from attnprep import history, render
+
+    if html:
+        history.write_html(html)
+        render.out.print(f"wrote {html}")
+    else:
+        render.history_table(history.summary())
+
+
 @app.command("mock")
 @handled
 def mock_(count: Annotated[int, typer.Option("--count", "-n", min=1, help="How many exercises.")] = 2,

@@ -146,3 +146,15 @@ def scorecard(mock: dict[str, Any], rows: list[dict[str, Any]]) -> None:
                       ", ".join(r["failed_on_the_way"]) or "-")
     out.print(table)
     out.print(f"solved {sum(r['solved'] for r in rows)} of {len(rows)}")
+
+
+def history_table(rows: list[dict[str, Any]]) -> None:
+    table = Table(title="attnprep report", title_justify="left")
+    for name in ("exercise", "attempts", "hints", "first pass", "target", "failed most often"):
+        table.add_column(name, overflow="fold")
+    for r in rows:
+        over = r["first_pass_s"] is not None and r["first_pass_s"] > r["target_s"]
+        table.add_row(r["slug"], str(r["attempts"]), str(r["hints_used"]),
+                      Text(minutes(r["first_pass_s"]), style="red" if over else ""), minutes(r["target_s"]),
+                      ", ".join(f"{i} ({n})" for i, n in r["top_failures"]) or "-")
+    out.print(table)
