@@ -57,6 +57,9 @@ class Exercise:
     def instructions(self) -> str:
         return (self.folder / "instructions.md").read_text(encoding="utf-8")
 
+    def explanation(self) -> str:
+        return (self.folder / "explain.md").read_text(encoding="utf-8")
+
     def hints(self) -> list[Hint]:
         data = tomllib.loads((self.folder / "hints.toml").read_text(encoding="utf-8"))
         return [Hint(h["text"].strip(), tuple(h.get("invariants", ()))) for h in data["hint"]]

@@ -93,6 +93,16 @@ def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")]) 
 
 @app.command()
 @handled
+def explain(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")]) -> None:
+    """The concept behind an exercise, in about five minutes of reading."""
+    from attnprep import catalogue, render
+
+    ex = catalogue.get(slug)
+    render.markdown(ex.explanation())
+
+
+@app.command()
+@handled
 def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
           dir: Annotated[Path, typer.Option("--dir", help="Folder to write SLUG.py into.")] = Path("."),
           force: Annotated[bool, typer.Option("--force", help="Replace an existing file (keeps a backup).")] = False,
