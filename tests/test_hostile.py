@@ -144,3 +144,25 @@ def test_installed_console_script(tmp_path):
     env = {**os.environ, "ATTNPREP_HOME": str(tmp_path)}
     proc = subprocess.run([str(script), "list"], capture_output=True, env=env)
     assert proc.returncode == 0 and b"softmax" in proc.stdout
+
+
+def test_codec_round_trips_shapes_and_scalar_types():
+    import numpy as np
+
+    from attnprep import wire
+
+    values = [np.asarray(5), np.arange(12.0).reshape(3, 4).T, np.float32(1.5), np.int64(7), 3, 2.5, None,
+              (np.zeros((0, 3)), [1, 2]), {"a": np.ones(2, bool)}, 10**30]
+    for value in values:
+        blobs = []
+        back = wire.decode(wire.encode(value, blobs), blobs)
+        if isinstance(value, np.ndarray):
+            assert back.shape == value.shape and back.dtype == value.dtype and np.array_equal(back, value)
+        elif isinstance(value, np.generic):
+            assert type(back) is type(value) and back == value
+        elif isinstance(value, tuple):
+            assert isinstance(back, tuple) and back[0].shape == (0, 3) and back[1] == [1, 2]
+        elif isinstance(value, dict):
+            assert back["a"].dtype == bool
+        else:
+            assert back == value and type(back) is type(value)

@@ -23,7 +23,7 @@ from typing import Any
 
 from attnprep import reaper, wire
 
-MEMORY_LIMIT = 3 * 1024**3
+MEMORY_LIMIT = 2 * 1024**3
 OUTPUT_KEEP = 8 * 1024
 # Variables the worker may inherit: enough to find Python and run NumPy the
 # same way the parent does; nothing that points at the user's files.

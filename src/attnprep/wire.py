@@ -74,7 +74,7 @@ def encode(value: Any, blobs: list[bytes], limit: int = MAX_MESSAGE_BYTES, depth
             return {"$unsupported": "ndarray", "detail": "an array of Python objects (dtype=object)"}
         if arr.nbytes > limit:
             raise TooLarge(f"an array of {arr.nbytes:,} bytes (shape {arr.shape})")
-        blobs.append(_array_bytes(np.ascontiguousarray(arr)))
+        blobs.append(_array_bytes(arr))
         return {"$nd": len(blobs) - 1}
     if isinstance(value, np.generic):
         if isinstance(value, np.object_):

@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail per-token bits
 # mistake: multiplies by bits as if it were bytes per number
+# diagnosis: bits-as-bytes
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail linear per-token
 # mistake: also counts the token being generated: sizes n_tokens + 1
+# diagnosis: counts-next-token
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

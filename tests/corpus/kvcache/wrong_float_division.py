@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail integer
 # mistake: true division returns a float number of bytes
+# diagnosis: float-bytes
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail batch
 # mistake: ignores batch_size: sizes one sequence whatever the batch
+# diagnosis: ignores-batch
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

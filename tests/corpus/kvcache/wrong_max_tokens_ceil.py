@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail max-tokens
 # mistake: max_cached_tokens rounds the token count up (ceil) instead of down
+# diagnosis: max-tokens-rounds-up
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail max-tokens
 # mistake: divides the budget by a per-token size already rounded up to whole bytes
+# diagnosis: max-tokens-per-token-bytes
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

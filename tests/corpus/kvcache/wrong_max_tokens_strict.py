@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail max-tokens
 # mistake: bisects for a cache strictly below the budget (< instead of <=), losing exact fits
+# diagnosis: max-tokens-strict
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail per-token seed-table
 # mistake: caches only one of K and V: no factor 2
+# diagnosis: kv-factor-missing
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail bad-input
 # mistake: no validation: zero or negative sizes give 0 or negative byte counts
+# diagnosis: no-validation
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail bits
 # mistake: rounds every number up to whole bytes (3 bits stored as 1 byte) instead of the total
+# diagnosis: rounds-each-number
 import math
 
 

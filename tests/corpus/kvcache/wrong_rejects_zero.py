@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail bad-input
 # mistake: rejects zero tokens and a zero batch too (<= 0 everywhere), though an empty cache is valid
+# diagnosis: rejects-zero
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

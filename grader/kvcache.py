@@ -1,0 +1,518 @@
+"""Hidden checks for the `kvcache` exercise."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from attnprep.grading import CandidateError, Fail, expect_raises, invariant, mistake
+from attnprep.wire import Unsupported
+
+FUNCTIONS = ("kv_cache_bytes", "max_cached_tokens")
+
+# The 8B model of the instructions: 32 layers, 8 KV heads, head_dim 128.
+LLAMA = (32, 8, 128)
+PER_TOKEN = 131_072  # 2 (K and V) x 32 x 8 x 128 x 2 bytes = 128 KiB
+GIB = 2**30
+# tokens -> KV cache in GiB, rounded to 2 decimals (the table of the instructions)
+SEED_TABLE = ((1_000, 0.12), (2_000, 0.24), (8_000, 0.98), (32_000, 3.91), (128_000, 15.62), (1_000_000, 122.07))
+INT32_MAX = 2**31 - 1
+FLOAT_EXACT = 2**53  # float64 holds every integer only up to here
+
+
+# -- reading and showing what the candidate returned ---------------------------
+
+def _number(value, what):
+    """The returned count as an exact int (or a Fraction for a float); Fail if it is not a real number."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
+        value = value[()]
+    if value is None:
+        raise Fail(f"{what} returned None; did you forget a return statement?")
+    if isinstance(value, (bool, np.bool_)):
+        raise Fail(f"{what} returned the bool {bool(value)}, expected an integer")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if not math.isfinite(v):
+            raise Fail(f"{what} returned {v}, expected a finite integer (overflow somewhere?)")
+        return Fraction(v)
+    if isinstance(value, np.ndarray):
+        raise Fail(f"{what} returned a NumPy array of shape {tuple(value.shape)}, expected a single integer "
+                   f"(int(...) or .item() turns a one-element array into one)")
+    if isinstance(value, Unsupported):
+        raise Fail(f"{what} returned {value}, expected an integer")
+    raise Fail(f"{what} returned a {type(value).__name__}, expected an integer")
+
+
+def _is_integer_type(value):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value.dtype.kind in "iu"
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _show(x):
+    """An exact count with thousands separators; a float is marked as one."""
+    if isinstance(x, Fraction):
+        if x.denominator == 1:
+            return f"{int(x):,}.0 (a float)"
+        return f"{float(x)!r} (a float)"
+    return f"{x:,}"
+
+
+def _label(fn, *args, **kwargs):
+    parts = [str(a) for a in args] + [f"{k}={v}" for k, v in kwargs.items()]
+    return f"{fn}({', '.join(parts)})"
+
+
+def _ceil8(total_bits):
+    return -(-total_bits // 8)
+
+
+def _wrap32(x):
+    return (x + 2**31) % 2**32 - 2**31
+
+
+# -- what a wrong answer most likely means --------------------------------------
+
+def _kv_explain(got, want, n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    """One sentence naming the mistake that produces `got`, or ''."""
+    numbers = 2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size
+    total = numbers * bits
+    known = [
+        (_ceil8(total // 2), "exactly half, as if only the keys (or only the values) were cached; "
+                             "every layer keeps both, so count a factor 2"),
+        (total, "8 times too much, as if `bits` were a number of bytes; divide the bits by 8"),
+        (total // 8, "rounded down: a partly filled byte still takes a whole byte, so round the total UP"),
+        (_ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * bits),
+         f"the size of ONE sequence; each of the batch_size={batch_size} sequences keeps its own keys and values"),
+        (_ceil8(2 * n_layers * n_kv_heads * head_dim * (n_tokens + 1) * batch_size * bits),
+         "the size of n_tokens + 1 tokens; the cache holds exactly n_tokens"),
+        (numbers * -(-bits // 8), "every number rounded up to a whole byte on its own; the contract rounds "
+                                  "the total number of bits up once"),
+    ]
+    if total > INT32_MAX:
+        known.append((_ceil8(_wrap32(total)), "a 32-bit integer overflowed (np.int32 wraps past 2,147,483,647); "
+                                              "use Python ints or np.int64"))
+    if total > FLOAT_EXACT:
+        known.append((math.ceil(total / 8), "went through a float: float64 holds integers exactly only up to "
+                                            "2**53; stay with integers (// rounds exactly)"))
+    matches = [text for value, text in known if value != want and got == value]
+    if matches:
+        return ": " + "; or ".join(matches)
+    if isinstance(got, Fraction) and got.denominator != 1:
+        return ": not a whole number of bytes; round the total UP to whole bytes"
+    if isinstance(got, Fraction) and total > FLOAT_EXACT:
+        return ": a float64 cannot hold every integer past 2**53; stay with integer arithmetic"
+    if total > INT32_MAX and isinstance(got, int) and abs(got) <= 2**31:
+        return ": the exact bit count needs more than 31 bits; did a fixed-width integer (np.int32) overflow?"
+    return ""
+
+
+def _check_kv(cand, ref, n_layers, n_kv_heads, head_dim, n_tokens, *, want=None, note="", **kwargs):
+    """Call kv_cache_bytes and Fail unless it returns exactly `want` (the reference's answer by default)."""
+    label = _label("kv_cache_bytes", n_layers, n_kv_heads, head_dim, n_tokens, **kwargs)
+    got = _number(cand.kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, **kwargs), label)
+    if want is None:
+        want = ref.kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, **kwargs)
+    if got != want:
+        why = _kv_explain(got, want, n_layers, n_kv_heads, head_dim, n_tokens, **kwargs)
+        raise Fail(f"{label} returned {_show(got)} bytes, expected {want:,}{why}{note}")
+    return got
+
+
+def _check_max(cand, ref, budget, n_layers, n_kv_heads, head_dim, bits=16):
+    """Call max_cached_tokens and Fail unless it returns the largest token count that fits."""
+    label = _label("max_cached_tokens", budget, n_layers, n_kv_heads, head_dim, bits=bits)
+    got = _number(cand.max_cached_tokens(budget, n_layers, n_kv_heads, head_dim, bits=bits), label)
+    want = ref.max_cached_tokens(budget, n_layers, n_kv_heads, head_dim, bits=bits)
+    if got == want:
+        return got
+    dims = (n_layers, n_kv_heads, head_dim)
+    size = ref.kv_cache_bytes(*dims, want, bits=bits)
+    bits_per_token = 2 * n_layers * n_kv_heads * head_dim * bits
+    if isinstance(got, int) and got > want:
+        evidence = (f"{got:,} tokens take {ref.kv_cache_bytes(*dims, got, bits=bits):,} bytes, "
+                    f"more than the budget of {budget:,}")
+    else:
+        evidence = f"{want:,} tokens take {size:,} bytes, which fits in the budget of {budget:,}"
+    known = [
+        (-(-8 * budget // bits_per_token), "rounded the token count up; round it DOWN, a partial token does not fit"),
+        (budget // -(-bits_per_token // 8), "each token's bytes were rounded up before dividing; the cache is "
+                                             "rounded up once as a whole, so tokens of odd bit widths pack tighter"),
+        (8 * budget // (bits_per_token // 2), "twice the expected, as if only the keys (or only the values) "
+                                              "were cached"),
+        (budget // bits_per_token, "8 times too few, as if `bits` were a number of bytes"),
+        (want - 1, "one token short: a cache of exactly budget_bytes still fits (<=, not <)"),
+    ]
+    if 8 * budget > FLOAT_EXACT:
+        known.append((math.floor(budget / (bits_per_token / 8)),
+                      "went through a float: float64 holds integers exactly only up to 2**53"))
+    why = next((f"; {text}" for value, text in known if value != want and got == value), "")
+    raise Fail(f"{label} returned {_show(got)}, expected {want:,}: {evidence}{why}")
+
+
+def _dims(rng, max_layers=80, max_heads=64, max_dim=256):
+    return (int(rng.integers(1, max_layers + 1)), int(rng.integers(1, max_heads + 1)),
+            int(rng.integers(1, max_dim + 1)))
+
+
+def _choice(rng, options):
+    return int(options[int(rng.integers(len(options)))])
+
+
+# -- the checks ----------------------------------------------------------------
+
+@invariant("per-token", "one token of the 8B model (32 layers, 8 KV heads, head_dim 128, 16-bit) takes 131,072 bytes")
+def per_token(cand, ref, rng):
+    note = " (2 for K and V x 32 layers x 8 KV heads x 128 x 2 bytes = 128 KiB)"
+    _check_kv(cand, ref, *LLAMA, 1, want=PER_TOKEN, note=note)
+    _check_kv(cand, ref, *LLAMA, 1, bits=16, batch_size=1, want=PER_TOKEN, note=note)
+    _check_kv(cand, ref, 32, 32, 128, 1, want=4 * PER_TOKEN, note=" (512 KiB per token with 32 KV heads)")
+    n = int(rng.integers(2, 500))
+    _check_kv(cand, ref, *LLAMA, n, want=n * PER_TOKEN, note=f" ({n} x 131,072)")
+
+
+@invariant("seed-table", "the 8B model's cache at 1K to 1M tokens: 0.12, 0.24, 0.98, 3.91, 15.62, 122.07 GiB")
+def seed_table(cand, ref, rng):
+    for tokens, gib in SEED_TABLE:
+        label = _label("kv_cache_bytes", *LLAMA, tokens)
+        got = _number(cand.kv_cache_bytes(*LLAMA, tokens), label)
+        want = tokens * PER_TOKEN
+        if got != want:
+            why = _kv_explain(got, want, *LLAMA, tokens)
+            raise Fail(f"{label} returned {_show(got)} bytes ({float(got) / GIB:.2f} GiB), expected {want:,} "
+                       f"bytes ({gib:.2f} GiB){why}")
+
+
+@invariant("matches-reference", "both functions agree exactly with a reference on random configurations")
+def matches_reference(cand, ref, rng):
+    for i in range(30):
+        small = i % 3 == 0  # small odd sizes exercise the rounding
+        dims = _dims(rng, 9, 9, 9) if small else _dims(rng)
+        tokens = int(rng.integers(1, 20 if small else 300_000))
+        bits = _choice(rng, (1, 2, 3, 4, 5, 6, 8, 12, 16, 32))
+        batch = int(rng.integers(1, 9))
+        _check_kv(cand, ref, *dims, tokens, bits=bits, batch_size=batch)
+    for i in range(15):
+        dims = _dims(rng, 9, 9, 9) if i % 3 == 0 else _dims(rng)
+        bits = _choice(rng, (1, 3, 4, 5, 8, 16, 32))
+        per_token = ref.kv_cache_bytes(*dims, 1, bits=bits)
+        budget = int(rng.integers(0, 100)) if i % 3 == 0 else (
+            int(rng.integers(0, 10**6)) * per_token + int(rng.integers(0, per_token + 1)))
+        _check_max(cand, ref, budget, *dims, bits=bits)
+
+
+@invariant("linear", "the cache grows by the same number of bytes with every token")
+def linear(cand, ref, rng):
+    for _ in range(6):
+        dims = _dims(rng)
+        bits = _choice(rng, (8, 16, 32))
+        a, b = (int(t) for t in rng.integers(1, 50_000, size=2))
+        kw = {"bits": bits, "batch_size": 1}
+        sizes = {}
+        for n in (a, b, a + b, 3 * a):
+            label = _label("kv_cache_bytes", *dims, n, **kw)
+            sizes[n] = (_number(cand.kv_cache_bytes(*dims, n, **kw), label), label)
+        (fa, _), (fb, _), (fab, lab) = sizes[a], sizes[b], sizes[a + b]
+        if fab != fa + fb:
+            raise Fail(f"{lab} returned {_show(fab)} bytes, but {a} tokens take {_show(fa)} and {b} tokens "
+                       f"{_show(fb)}, which add up to {_show(fa + fb)}: every token should add the same bytes")
+        f3a, lab3 = sizes[3 * a]
+        if f3a != 3 * fa:
+            raise Fail(f"{lab3} returned {_show(f3a)} bytes, expected 3 x {_show(fa)} = {_show(3 * fa)} "
+                       f"(three times the tokens of the {a}-token cache)")
+        _check_kv(cand, ref, *dims, a, **kw)
+
+
+@invariant("batch", "batch_size sequences take batch_size times the bytes of one")
+def batch(cand, ref, rng):
+    cases = [(LLAMA, 1_000, 16, 4)]
+    for _ in range(6):
+        cases.append((_dims(rng), int(rng.integers(1, 20_000)), _choice(rng, (4, 8, 16, 32)),
+                      int(rng.integers(2, 65))))
+    for dims, tokens, bits, size in cases:
+        one = ref.kv_cache_bytes(*dims, tokens, bits=bits, batch_size=1)
+        label = _label("kv_cache_bytes", *dims, tokens, bits=bits, batch_size=size)
+        got = _number(cand.kv_cache_bytes(*dims, tokens, bits=bits, batch_size=size), label)
+        if got != size * one:
+            if got == one:
+                why = (f"the same as batch_size=1: each of the {size} sequences keeps its own keys and values")
+            else:
+                why = f"{size} sequences of {one:,} bytes each"
+            raise Fail(f"{label} returned {_show(got)} bytes, expected {size * one:,}: {why}")
+
+
+@invariant("gqa-ratio", "the cache is proportional to the number of KV heads (MHA 32 = 4 x GQA 8 = 32 x MQA 1)")
+def gqa_ratio(cand, ref, rng):
+    n = int(rng.integers(1, 1000))
+    _check_kv(cand, ref, 32, 8, 128, n, want=n * PER_TOKEN, note=" (grouped-query: 8 KV heads)")
+    _check_kv(cand, ref, 32, 32, 128, n, want=4 * n * PER_TOKEN,
+              note=" (32 KV heads, one per query head: 4 times the 8-head cache)")
+    _check_kv(cand, ref, 32, 1, 128, n, want=n * PER_TOKEN // 8,
+              note=" (multi-query: one KV head, an eighth of the 8-head cache)")
+    for _ in range(5):
+        n_layers, _, head_dim = _dims(rng)
+        heads, group = int(rng.integers(1, 17)), int(rng.integers(2, 9))
+        tokens, bits = int(rng.integers(1, 10_000)), _choice(rng, (4, 8, 16))
+        few = _number(cand.kv_cache_bytes(n_layers, heads, head_dim, tokens, bits=bits, batch_size=1),
+                      _label("kv_cache_bytes", n_layers, heads, head_dim, tokens, bits=bits, batch_size=1))
+        label = _label("kv_cache_bytes", n_layers, heads * group, head_dim, tokens, bits=bits, batch_size=1)
+        many = _number(cand.kv_cache_bytes(n_layers, heads * group, head_dim, tokens, bits=bits, batch_size=1),
+                       label)
+        if many != group * few:
+            raise Fail(f"{label} returned {_show(many)} bytes, but {group} times as many KV heads should take "
+                       f"{group} x {_show(few)} = {_show(group * few)} (the bytes with n_kv_heads={heads})")
+        _check_kv(cand, ref, n_layers, heads, head_dim, tokens, bits=bits, batch_size=1)
+
+
+@invariant("bits", "bits per number: 16, 8, 4, 3 and other widths; the total rounded UP to whole bytes")
+def bits(cand, ref, rng):
+    for width in (8, 16, 32, 4, 3, 2, 1):  # one 8B-model token: 131,072 bytes at 16 bits
+        _check_kv(cand, ref, *LLAMA, 1, bits=width, batch_size=1, want=PER_TOKEN * width // 16,
+                  note=f" (one token at {width} bits per number)")
+    # One number per K and V: 2 x bits, rounded up to whole bytes.
+    for width, want in ((1, 1), (3, 1), (4, 1), (5, 2), (12, 3), (16, 4)):
+        _check_kv(cand, ref, 1, 1, 1, 1, bits=width, batch_size=1, want=want,
+                  note=f" ({2 * width} bits round up to {want} byte{'s' if want > 1 else ''})")
+    _check_kv(cand, ref, 1, 1, 1, 5, bits=3, batch_size=1, want=4, note=" (30 bits = 3.75 bytes, rounded up)")
+    _check_kv(cand, ref, 3, 1, 5, 7, bits=3, batch_size=1, want=79, note=" (630 bits = 78.75 bytes, rounded up)")
+    for _ in range(10):
+        dims = _dims(rng, 15, 15, 15)
+        tokens = int(rng.integers(1, 200)) | 1  # odd, so odd widths leave a partial byte
+        _check_kv(cand, ref, *dims, tokens, bits=_choice(rng, (1, 3, 5, 6, 7, 9, 12)),
+                  batch_size=int(rng.integers(1, 4)))
+
+
+def _check_type(value, label, unit):
+    if _is_integer_type(value):
+        return
+    if isinstance(value, (float, np.floating)):
+        raise Fail(f"{label} returned {float(value)!r} (a {type(value).__name__}), expected an integer number of "
+                   f"{unit}: true division `/` gives a float; `//` keeps integers exact")
+    _number(value, label)  # fails with a description of what came back
+    raise Fail(f"{label} returned a {type(value).__name__}, expected an integer number of {unit}")
+
+
+@invariant("integer", "both functions return an integer (Python or NumPy), exact far past 2**53 bytes")
+def integer(cand, ref, rng):
+    huge = [
+        (LLAMA, 1_000, 16, 1),
+        (LLAMA, 10**9, 16, 1),  # 131 TB: a billion tokens overflow 32-bit integers
+        ((61, 7, 129), 999_999_999_989, 16, 3),  # about 6.6e17 bytes, past float64's 2**53
+        ((1, 1, 1), 10**17 + 1, 3, 1),
+        ((45, 3, 111), 10**13 + 11, 5, 1),
+    ]
+    while len(huge) < 8:  # random odd sizes between 2**53 and 2**62 bits
+        dims = tuple(int(d) | 1 for d in _dims(rng))
+        tokens, width = int(rng.integers(10**10, 10**12)) | 1, _choice(rng, (3, 5, 16))
+        if FLOAT_EXACT < 2 * math.prod(dims) * tokens * width < 2**62:
+            huge.append((dims, tokens, width, 1))
+    for dims, tokens, width, size in huge:
+        label = _label("kv_cache_bytes", *dims, tokens, bits=width, batch_size=size)
+        value = cand.kv_cache_bytes(*dims, tokens, bits=width, batch_size=size)
+        _check_type(value, label, "bytes")
+        _check_kv(cand, ref, *dims, tokens, bits=width, batch_size=size)
+    budgets = [
+        (16 * GIB, LLAMA, 16),  # 16 GiB hold 131,072 tokens of the 8B model
+        (987_654_321_987_654_321, (1, 1, 1), 3),
+        (2**60 - 1, (1, 1, 3), 8),
+        (int(rng.integers(10**16, 10**18)), (1, 1, 1), 3),
+    ]
+    for budget, dims, width in budgets:
+        label = _label("max_cached_tokens", budget, *dims, bits=width)
+        _check_type(cand.max_cached_tokens(budget, *dims, bits=width), label, "tokens")
+        _check_max(cand, ref, budget, *dims, bits=width)
+
+
+def _valid_edge(cand, fn, args, kwargs, what):
+    """A call the contract allows: Fail (not error) if it raises, and it must return 0."""
+    label = _label(fn, *args, **kwargs)
+    try:
+        value = cand.call(fn, *args, **kwargs)
+    except CandidateError as err:
+        if err.not_implemented:
+            raise
+        raise Fail(f"{label} raised {err.type_name}, but this input is valid ({what}); expected 0") from None
+    got = _number(value, label)
+    if got != 0:
+        raise Fail(f"{label} returned {_show(got)}, expected 0 ({what})")
+
+
+@invariant("bad-input", "ValueError for non-positive sizes or bits, negative tokens, batch or budget; 0 is allowed")
+def bad_input(cand, ref, rng):
+    n_layers, n_kv_heads, head_dim = _dims(rng)
+    tokens = int(rng.integers(1, 5_000))
+    good = {"n_layers": n_layers, "n_kv_heads": n_kv_heads, "head_dim": head_dim, "n_tokens": tokens,
+            "bits": 16, "batch_size": 1}
+    bad = [("n_layers", 0), ("n_layers", -int(rng.integers(1, 33))), ("n_kv_heads", 0), ("n_kv_heads", -8),
+           ("head_dim", 0), ("head_dim", -128), ("bits", 0), ("bits", -16),
+           ("n_tokens", -1), ("n_tokens", -int(rng.integers(2, 10**6))), ("batch_size", -1)]
+    order = ("n_layers", "n_kv_heads", "head_dim", "n_tokens")
+    for name, value in bad:
+        call = {**good, name: value}
+        args = [call[k] for k in order]
+        kwargs = {"bits": call["bits"], "batch_size": call["batch_size"]}
+        expect_raises(cand, "ValueError", "kv_cache_bytes", *args, **kwargs,
+                      what=f"{_label('kv_cache_bytes', *args, **kwargs)} ({name}={value})")
+    budget = -int(rng.integers(1, 10**9))
+    expect_raises(cand, "ValueError", "max_cached_tokens", budget, n_layers, n_kv_heads, head_dim, bits=16,
+                  what=f"{_label('max_cached_tokens', budget, n_layers, n_kv_heads, head_dim, bits=16)} "
+                       f"(a negative budget)")
+    dims = (n_layers, n_kv_heads, head_dim)
+    _valid_edge(cand, "kv_cache_bytes", (*dims, 0), {"bits": 16, "batch_size": 1},
+                "zero tokens make an empty cache")
+    _valid_edge(cand, "kv_cache_bytes", (*dims, tokens), {"bits": 16, "batch_size": 0},
+                "a batch of zero sequences caches nothing")
+    _valid_edge(cand, "max_cached_tokens", (0, *dims), {"bits": 16}, "a budget of zero bytes holds zero tokens")
+
+
+@invariant("max-tokens", "max_cached_tokens is the largest n_tokens that fits: exact budgets, one byte either side")
+def max_tokens(cand, ref, rng):
+    k = int(rng.integers(2, 10**6))
+    for width, per_token in ((16, PER_TOKEN), (4, PER_TOKEN // 4)):
+        for budget in (k * per_token, k * per_token - 1, k * per_token + 1, per_token, per_token - 1, 0):
+            _check_max(cand, ref, budget, *LLAMA, bits=width)
+    _check_max(cand, ref, 16 * GIB, *LLAMA)  # 131,072 tokens
+    _check_max(cand, ref, 80 * GIB, *LLAMA)  # 655,360 tokens
+    # Odd widths: 6 bits a token at 3 bits, 30 at 5 bits; bytes are rounded up once for the whole cache.
+    for budget in (3, 1, 2, 4, 7, 12, 13, int(rng.integers(14, 10**6))):
+        _check_max(cand, ref, budget, 1, 1, 1, bits=3)
+    for budget in (15, 14, 16, 4, 3, int(rng.integers(17, 10**6))):
+        _check_max(cand, ref, budget, 1, 3, 1, bits=5)
+    for budget in (10, 9, 3, 2):  # 4 bits and an odd head_dim: 3 bytes a token
+        _check_max(cand, ref, budget, 1, 1, 3, bits=4)
+    for _ in range(10):
+        dims = _dims(rng, 15, 15, 15)
+        width = _choice(rng, (1, 3, 4, 5, 7, 16))
+        per = ref.kv_cache_bytes(*dims, 1, bits=width)
+        budget = int(rng.integers(0, 1000)) * per + int(rng.integers(-1, 2))
+        _check_max(cand, ref, max(budget, 0), *dims, bits=width)
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------
+
+def probes(rng):
+    k = int(rng.integers(2, 10**5))
+    for args, kwargs in (
+        ((*LLAMA, 1_000), {}),
+        ((*LLAMA, 1_000), {"bits": 16, "batch_size": 4}),
+        ((3, 1, 5, 7), {"bits": 3, "batch_size": 1}),  # 630 bits: 79 bytes
+        ((1, 1, 1, 1), {"bits": 4, "batch_size": 1}),  # 8 bits: 1 byte
+        ((*LLAMA, 10**9), {}),  # past 2**31 bits
+        ((*LLAMA, 0), {}),
+        ((0, 8, 128, 10), {}),
+        ((*LLAMA, -1), {}),
+    ):
+        yield "kv_cache_bytes", args, kwargs
+    for args, kwargs in (
+        ((k * PER_TOKEN, *LLAMA), {}),
+        ((k * PER_TOKEN - 1, *LLAMA), {}),
+        ((3, 1, 1, 1), {"bits": 3}),  # 4 tokens of 6 bits fill 3 bytes
+        ((-5, *LLAMA), {}),
+    ):
+        yield "max_cached_tokens", args, kwargs
+
+
+def _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size):
+    if min(n_layers, n_kv_heads, head_dim, bits) <= 0 or n_tokens < 0 or batch_size < 0:
+        raise ValueError("bad size")
+
+
+@mistake("kv-factor-missing", "count both the keys and the values: every layer caches 2 vectors per KV head and "
+                              "token, so the count needs a factor 2")
+def _no_factor_2(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return _ceil8(n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits)
+
+
+@mistake("bits-as-bytes", "`bits` is a number of bits: divide the total number of bits by 8 to get bytes")
+def _bits_as_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return 2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits
+
+
+@mistake("ignores-batch", "multiply by batch_size: every sequence of the batch keeps its own keys and values")
+def _ignores_batch(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * bits)
+
+
+@mistake("rounds-down", "round the byte count UP (-(-bits // 8)): a partly filled byte still has to be stored")
+def _rounds_down(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return 2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits // 8
+
+
+@mistake("rounds-each-number", "round the total number of bits up to bytes once, not every number on its own "
+                               "(4-bit numbers pack two to a byte)")
+def _rounds_each_number(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return 2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * -(-bits // 8)
+
+
+@mistake("float-bytes", "return whole bytes as an integer: true division `/` gives a float and skips the "
+                        "rounding up")
+def _float_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return 2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits / 8
+
+
+@mistake("int32-overflow", "count in Python ints (or np.int64): np.int32 wraps around past 2,147,483,647 bits, "
+                           "a 2,000-token cache of an 8B model")
+def _int32(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    total = np.int32(2)
+    for size in (n_layers, n_kv_heads, head_dim, n_tokens, batch_size, bits):
+        total = total * np.int32(size)
+    return int(-(-total // np.int32(8)))
+
+
+@mistake("counts-next-token", "size the cache for exactly n_tokens tokens, not n_tokens + 1")
+def _next_token(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * (n_tokens + 1) * batch_size * bits)
+
+
+@mistake("no-validation", "raise ValueError for non-positive n_layers, n_kv_heads, head_dim or bits and for a "
+                          "negative n_tokens or batch_size")
+def _no_validation(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits)
+
+
+@mistake("rejects-zero", "zero tokens (or a zero batch) is a valid, empty cache of 0 bytes: reject only "
+                         "negative counts")
+def _rejects_zero(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    if min(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size) <= 0:
+        raise ValueError("all sizes must be positive")
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits)
+
+
+def _budget_ok(budget_bytes):
+    if budget_bytes < 0:
+        raise ValueError("negative budget")
+
+
+@mistake("max-tokens-rounds-up", "round the token count DOWN ((8 * budget_bytes) // bits_per_token): a partial "
+                                 "token does not fit", fn="max_cached_tokens")
+def _max_ceil(budget_bytes, n_layers, n_kv_heads, head_dim, bits=16):
+    _budget_ok(budget_bytes)
+    return -(-8 * budget_bytes // (2 * n_layers * n_kv_heads * head_dim * bits))
+
+
+@mistake("max-tokens-strict", "a cache of exactly budget_bytes still fits: compare with <=, not <",
+         fn="max_cached_tokens")
+def _max_strict(budget_bytes, n_layers, n_kv_heads, head_dim, bits=16):
+    _budget_ok(budget_bytes)
+    bits_per_token = 2 * n_layers * n_kv_heads * head_dim * bits
+    n = 8 * budget_bytes // bits_per_token
+    while n > 0 and _ceil8(n * bits_per_token) >= budget_bytes:
+        n -= 1
+    return n
+
+
+@mistake("max-tokens-per-token-bytes", "divide 8 * budget_bytes by the bits per token; a per-token size rounded up "
+                                       "to whole bytes wastes the spare bits of odd widths", fn="max_cached_tokens")
+def _max_per_token_bytes(budget_bytes, n_layers, n_kv_heads, head_dim, bits=16):
+    _budget_ok(budget_bytes)
+    return budget_bytes // _ceil8(2 * n_layers * n_kv_heads * head_dim * bits)
