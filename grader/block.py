@@ -1,0 +1,287 @@
+"""Hidden checks for the `block` exercise: a whole pre-norm transformer block."""
+
+import numpy as np
+
+from attnprep.grading import (
+    Fail,
+    as_float,
+    check_close,
+    check_finite,
+    check_shape,
+    check_unchanged,
+    fmt,
+    invariant,
+    shape_of,
+)
+
+FUNCTIONS = ("transformer_block",)
+
+KEYS = ("attn_norm", "W_q", "W_k", "W_v", "W_o", "ffn_norm", "W_gate", "W_up", "W_down")
+EPS = 1e-6
+
+# (B, T, d_model, n_heads, d_ff): T != d_model, d_ff above and below d_model, T = 1, one head.
+CONFIGS = [(2, 5, 8, 2, 12), (1, 1, 6, 3, 10), (3, 4, 12, 3, 16), (1, 7, 4, 1, 6), (2, 3, 16, 4, 8)]
+
+
+def _params(rng, d_model, d_ff, attn_scale=1.0):
+    s = 1.0 / np.sqrt(d_model)
+    return {
+        "attn_norm": rng.uniform(0.5, 1.5, size=d_model),
+        "W_q": rng.normal(scale=s * attn_scale, size=(d_model, d_model)),
+        "W_k": rng.normal(scale=s * attn_scale, size=(d_model, d_model)),
+        "W_v": rng.normal(scale=s, size=(d_model, d_model)),
+        "W_o": rng.normal(scale=s, size=(d_model, d_model)),
+        "ffn_norm": rng.uniform(0.5, 1.5, size=d_model),
+        "W_gate": rng.normal(scale=s, size=(d_model, d_ff)),
+        "W_up": rng.normal(scale=s, size=(d_model, d_ff)),
+        "W_down": rng.normal(scale=1.0 / np.sqrt(d_ff), size=(d_ff, d_model)),
+    }
+
+
+def _run(cand, x, params, n_heads, setting=""):
+    d_ff = params["W_up"].shape[1]
+    label = f"transformer_block(x of shape {shape_of(x)}, n_heads={n_heads}, d_ff={d_ff}{setting})"
+    out = as_float(cand.transformer_block(x, params, n_heads), label)
+    check_shape(out, x.shape, label)
+    return out, label
+
+
+# -- the pieces, and the versions of them that common mistakes compute --------------
+
+def _softmax(z):
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _mha(x, p, n_heads, divisor=None, causal=True):
+    B, T, d_model = x.shape
+    d_head = d_model // n_heads
+
+    def split(a):
+        return a.reshape(B, T, n_heads, d_head).transpose(0, 2, 1, 3)
+
+    q, k, v = split(x @ p["W_q"]), split(x @ p["W_k"]), split(x @ p["W_v"])
+    scores = q @ k.swapaxes(-1, -2) / (np.sqrt(d_head) if divisor is None else divisor)
+    if causal:
+        scores = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, scores)
+    return (_softmax(scores) @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model) @ p["W_o"]
+
+
+def _rms(x, w, eps=EPS):
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * w
+
+
+NORM_VARIANTS = {
+    "the norm weight was not applied": lambda x, w: _rms(x, 1.0),
+    "eps was added outside the square root": lambda x, w: x / (np.sqrt(np.mean(x * x, -1, keepdims=True)) + EPS) * w,
+    "eps was left out": lambda x, w: x / np.sqrt(np.mean(x * x, -1, keepdims=True)) * w,
+    "eps is 1e-5, not 1e-6": lambda x, w: _rms(x, w, 1e-5),
+    "the square root is missing": lambda x, w: x / (np.mean(x * x, -1, keepdims=True) + EPS) * w,
+    "the mean of x**2 ran over the whole array, not over the last axis of each position":
+        lambda x, w: x / np.sqrt(np.mean(x * x) + EPS) * w,
+    "the mean was subtracted first (LayerNorm, not RMSNorm)":
+        lambda x, w: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + EPS) * w,
+}
+
+
+def _sigmoid(a):
+    return 1.0 / (1.0 + np.exp(-np.clip(a, -500, 500)))
+
+
+def _silu(a):
+    return a * _sigmoid(a)
+
+
+def _ffn(x, p, act=_silu, swap=False):
+    gate, up = x @ p["W_gate"], x @ p["W_up"]
+    if swap:
+        gate, up = up, gate
+    return (act(gate) * up) @ p["W_down"]
+
+
+FFN_VARIANTS = {
+    "relu was used instead of silu": lambda x, p: _ffn(x, p, lambda a: np.maximum(a, 0.0)),
+    "sigmoid was used instead of silu (silu(a) = a * sigmoid(a))": lambda x, p: _ffn(x, p, _sigmoid),
+    "gelu was used instead of silu":
+        lambda x, p: _ffn(x, p, lambda a: 0.5 * a * (1 + np.tanh(np.sqrt(2 / np.pi) * (a + 0.044715 * a ** 3)))),
+    "silu went on x @ W_up instead of x @ W_gate": lambda x, p: _ffn(x, p, swap=True),
+    "there is no activation at all": lambda x, p: _ffn(x, p, lambda a: a),
+}
+
+
+def _identity_attention(rng, d_model, d_ff):
+    """W_v = W_o = I and W_down = 0: with T = 1 the block returns x + rms_norm(x, attn_norm)."""
+    p = _params(rng, d_model, d_ff)
+    p["W_v"], p["W_o"] = np.eye(d_model), np.eye(d_model)
+    p["W_down"] = np.zeros_like(p["W_down"])
+    return p
+
+
+# -- the checks ---------------------------------------------------------------------
+
+@invariant("shape", "the output has the shape of x, (B, T, d_model)")
+def shape(cand, ref, rng):
+    for B, T, d_model, n_heads, d_ff in CONFIGS:
+        x = rng.normal(size=(B, T, d_model))
+        _run(cand, x, _params(rng, d_model, d_ff), n_heads)
+
+
+@invariant("residual", "each branch is added to its input: with W_o = W_down = 0 the block returns x unchanged")
+def residual(cand, ref, rng):
+    for B, T, d_model, n_heads, d_ff in CONFIGS:
+        x = rng.normal(size=(B, T, d_model))
+        p = _params(rng, d_model, d_ff)
+        p["W_o"], p["W_down"] = np.zeros_like(p["W_o"]), np.zeros_like(p["W_down"])
+        out, label = _run(cand, x, p, n_heads, ", W_o = 0, W_down = 0")
+        if not np.allclose(out, x, rtol=1e-6, atol=1e-9):
+            post = _rms(_rms(x, p["attn_norm"]), p["ffn_norm"])
+            if np.allclose(out, post, rtol=1e-6, atol=1e-9):
+                why = ("it returned rms_norm of x: the norms were applied after the residual add (post-norm); "
+                       "pre-norm normalises only the branch input, x itself is added back untouched")
+            elif np.allclose(out, 0.0, atol=1e-9):
+                why = "it returned zeros: a branch output replaced the residual stream instead of being added to it"
+            else:
+                why = "both branches add nothing here, so only the residual path x is left"
+            idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(out - x)), x.shape))
+            raise Fail(f"{label}: entry {list(idx)} is {fmt(out[idx])}, expected x's {fmt(x[idx])}; {why}")
+
+
+@invariant("norm", "RMSNorm over the last axis, eps 1e-6 inside the square root, scaled by the norm weights")
+def norm(cand, ref, rng):
+    for B, d_model, n_heads, d_ff in ((2, 8, 2, 12), (3, 6, 3, 5)):
+        for scale in (1.0, 1e-3, 3e-4, 50.0):
+            x = rng.normal(scale=scale, size=(B, 1, d_model))
+            p = _identity_attention(rng, d_model, d_ff)
+            out, label = _run(cand, x, p, n_heads, ", T = 1, W_v = W_o = I, W_down = 0")
+            got = out - x
+            want = _rms(x, p["attn_norm"])
+            if not np.allclose(out, x + want, rtol=1e-6, atol=1e-9):
+                guess = next((f"; it looks like {name}" for name, f in NORM_VARIANTS.items()
+                              if np.allclose(got, f(x, p["attn_norm"]), rtol=1e-5, atol=1e-9)), "")
+                if np.allclose(out, want, rtol=1e-6, atol=1e-9) or np.allclose(out, 0.0, atol=1e-9):
+                    guess = "; the output lacks the residual x (see `residual`)"
+                idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(got - want)), want.shape))
+                raise Fail(f"{label} with |x| ~ {fmt(scale)}: here the block returns x + rms_norm(x, attn_norm), "
+                           f"but out - x at entry {list(idx)} is {fmt(got[idx])}, expected {fmt(want[idx])}{guess}")
+    for B, T, d_model, n_heads, d_ff in CONFIGS[:3]:
+        x = rng.normal(size=(B, T, d_model))
+        p = _params(rng, d_model, d_ff)
+        p["attn_norm"], p["ffn_norm"] = np.zeros(d_model), np.zeros(d_model)
+        out, label = _run(cand, x, p, n_heads, ", attn_norm = ffn_norm = 0")
+        check_close(out, x, label, context="with zero norm weights both branches see zero input and add nothing, "
+                                           "so the block returns x; are the norm weights applied?")
+
+
+def _unit_rms_input(rng, B, T, d_model, rms=1000.0):
+    """x whose every position has mean 0 and RMS exactly `rms`: with unit norm weights,
+    RMSNorm, LayerNorm and eps anywhere (inside the root or not) all give x / rms here,
+    so these checks see the branch itself, not the norm."""
+    x = rng.normal(size=(B, T, d_model))
+    x -= x.mean(axis=-1, keepdims=True)
+    return x * (rms / np.sqrt(np.mean(x * x, axis=-1, keepdims=True)))
+
+
+def _check_branch(out, x, branch, label, context):
+    got = out - x
+    if np.allclose(got, branch, rtol=1e-6, atol=1e-9):
+        return
+    if np.allclose(out, branch, rtol=1e-6, atol=1e-9) or np.allclose(out, 0.0, atol=1e-9):
+        context += "; the output lacks the residual x (see `residual`)"
+    check_close(got, branch, f"out - x of {label}", context=context)
+
+
+@invariant("gate", "the feed-forward is silu(h W_gate) * (h W_up) then W_down, silu(a) = a * sigmoid(a)")
+def gate(cand, ref, rng):
+    for B, T, d_model, n_heads, d_ff in CONFIGS:
+        x = _unit_rms_input(rng, B, T, d_model)
+        p = _params(rng, d_model, d_ff)
+        p["W_gate"] = p["W_gate"] * 2.0  # pre-activations well into both sides of zero
+        p["W_o"] = np.zeros_like(p["W_o"])
+        p["attn_norm"], p["ffn_norm"] = np.ones(d_model), np.ones(d_model)
+        out, label = _run(cand, x, p, n_heads, ", W_o = 0, norm weights 1")
+        hn = _rms(x, 1.0)
+        want = ref.swiglu(hn, p["W_gate"], p["W_up"], p["W_down"])
+        guess = next((f"; it looks like {name}" for name, f in FFN_VARIANTS.items()
+                      if np.allclose(out - x, f(hn, p), rtol=1e-6, atol=1e-9)), "")
+        _check_branch(out, x, want, label, "with attention off, out - x is swiglu(rms_norm(x), W_gate, W_up, "
+                                          f"W_down){guess}")
+
+
+@invariant("scale", "attention scores are divided by sqrt(d_head), not sqrt(d_model), d_head or nothing")
+def scale(cand, ref, rng):
+    for B, T, d_model, n_heads, d_ff in ((2, 5, 8, 2, 12), (1, 6, 16, 4, 8), (2, 4, 12, 3, 10)):
+        d_head = d_model // n_heads
+        x = _unit_rms_input(rng, B, T, d_model)
+        p = _params(rng, d_model, d_ff, attn_scale=1.5)  # scores of a few units: the scale matters
+        p["W_down"] = np.zeros_like(p["W_down"])
+        p["attn_norm"], p["ffn_norm"] = np.ones(d_model), np.ones(d_model)
+        out, label = _run(cand, x, p, n_heads, ", W_down = 0, norm weights 1")
+        xn = _rms(x, 1.0)
+        variants = {"the scores were not scaled at all": 1.0,
+                    f"the scores were divided by d_head = {d_head}, not its square root": float(d_head),
+                    f"the scores were divided by sqrt(d_model) = sqrt({d_model}), not sqrt(d_head)":
+                        np.sqrt(d_model)}
+        guess = next((f"; it looks like {name}" for name, div in variants.items()
+                      if np.allclose(out - x, _mha(xn, p, n_heads, div), rtol=1e-6, atol=1e-9)), "")
+        if np.allclose(out - x, _mha(xn, p, n_heads, causal=False), rtol=1e-6, atol=1e-9):
+            guess = "; the scale is right, but the future is not masked (see `prefix`)"
+        _check_branch(out, x, _mha(xn, p, n_heads), label,
+                      f"with the feed-forward off, out - x is causal_mha(rms_norm(x)) with scores "
+                      f"scaled by 1/sqrt(d_head) = 1/sqrt({d_head}){guess}")
+
+
+@invariant("prefix", "the output at positions < t ignores every position >= t (changed or cut off)")
+def prefix(cand, ref, rng):
+    for B, T, d_model, n_heads, d_ff in ((2, 6, 8, 2, 12), (1, 5, 12, 3, 6)):
+        x = rng.normal(size=(B, T, d_model))
+        p = _params(rng, d_model, d_ff)
+        full, label = _run(cand, x, p, n_heads)
+        for t in (1, 3, T - 1):
+            cut, cut_label = _run(cand, x[:, :t], p, n_heads)
+            check_close(cut, full[:, :t], f"{cut_label} (the first {t} positions only)",
+                        context=f"expected the first {t} positions of {label}: a causal block cannot see ahead")
+            changed = x.copy()
+            changed[:, t:] = rng.normal(scale=3.0, size=changed[:, t:].shape)
+            out, _ = _run(cand, changed, p, n_heads)
+            check_close(out[:, :t], full[:, :t], f"the first {t} positions of {label}",
+                        context=f"after changing only positions {t}..{T - 1}: the future leaked into the past")
+
+
+@invariant("batch-independent", "each sequence of the batch gives the same output as on its own")
+def batch_independent(cand, ref, rng):
+    for B, T, d_model, n_heads, d_ff in ((3, 4, 8, 2, 12), (2, 5, 12, 3, 6)):
+        scales = np.array([1.0, 100.0, 0.01])[:B]
+        x = rng.normal(size=(B, T, d_model)) * scales[:, None, None]
+        p = _params(rng, d_model, d_ff)
+        out, label = _run(cand, x, p, n_heads)
+        check_finite(out, label, "sequences at very different scales in one batch")
+        for b in range(B):
+            alone, _ = _run(cand, x[b:b + 1], p, n_heads)
+            check_close(out[b:b + 1], alone, f"sequence {b} (scale {fmt(scales[b])}) of {label}",
+                        context="expected its output when run on its own")
+
+
+@invariant("matches-reference", "matches a reference block to rtol 1e-6")
+def matches_reference(cand, ref, rng):
+    for B, T, d_model, n_heads, d_ff in CONFIGS:
+        for attn_scale, x_scale in ((1.0, 1.0), (2.0, 10.0)):
+            x = rng.normal(scale=x_scale, size=(B, T, d_model))
+            p = _params(rng, d_model, d_ff, attn_scale)
+            out, label = _run(cand, x, p, n_heads)
+            check_close(out, ref.transformer_block(x, p, n_heads), label)
+
+
+@invariant("input-unchanged", "x and every array in params are left as they were, over repeated calls")
+def input_unchanged(cand, ref, rng):
+    for B, T, d_model, n_heads, d_ff in CONFIGS[:3]:
+        x = rng.normal(size=(B, T, d_model))
+        p = _params(rng, d_model, d_ff)
+        for _ in range(2):  # a second call would see the damage of the first
+            _, after, _ = cand.call_tracking_args("transformer_block", x, p, n_heads)
+            check_unchanged(x, after[0], f"x of shape {shape_of(x)}")
+            got = after[1] if isinstance(after[1], dict) else {}
+            missing = [k for k in KEYS if k not in got]
+            if missing:
+                raise Fail(f"params lost the key(s) {missing} during the call; read the dict, do not change it")
+            check_unchanged(p, got, "params")

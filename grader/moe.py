@@ -1,0 +1,313 @@
+"""Hidden checks for the `moe` exercise: top-k routing and the load-balancing loss."""
+
+import numpy as np
+
+from attnprep.grading import (
+    Fail,
+    as_array,
+    as_float,
+    check_close,
+    check_finite,
+    check_shape,
+    check_unchanged,
+    expect_raises,
+    fmt,
+    invariant,
+    shape_of,
+    unpack,
+)
+
+FUNCTIONS = ("route_top_k", "load_balance_loss")
+
+# (T, d, E, k): k = 1, k = E, T = 1, T < E and T > E, d both above and below E.
+CONFIGS = [(6, 4, 8, 2), (1, 3, 4, 1), (10, 5, 6, 6), (7, 8, 16, 4), (5, 2, 3, 3), (12, 6, 5, 1), (9, 7, 10, 3)]
+
+
+def _softmax(z):
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _inputs(rng, T, d, E, scale=1.0):
+    x = rng.normal(size=(T, d))
+    W = rng.normal(scale=scale / np.sqrt(d), size=(d, E))
+    return x, W
+
+
+def _ints(value, what):
+    """An index array: integer dtype, or floats that hold whole numbers."""
+    arr = as_array(value, what)
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "b":
+        raise Fail(f"{what} is boolean (dtype {arr.dtype}), expected expert indices")
+    arr = as_float(arr, what)
+    if not np.all(np.isfinite(arr)) or not np.array_equal(arr, np.round(arr)):
+        raise Fail(f"{what} holds non-integer values (dtype {arr.dtype}); expected expert indices")
+    return arr.astype(np.int64)
+
+
+def _route(cand, x, W, k):
+    """One candidate call: (idx, gates, label), both checked to be (T, k)."""
+    T, E = x.shape[0], W.shape[1]
+    label = f"route_top_k(x {shape_of(x)}, W_router {shape_of(W)}, k={k})"
+    idx, gates = unpack(cand.route_top_k(x, W, k), 2, "route_top_k")
+    idx = _ints(idx, f"expert_idx of {label}")
+    gates = as_float(gates, f"gates of {label}")
+    check_shape(idx, (T, k), f"expert_idx of {label}")
+    check_shape(gates, (T, k), f"gates of {label}")
+    out = (idx < 0) | (idx >= E)
+    if out.any():
+        r, j = (int(i) for i in np.argwhere(out)[0])
+        raise Fail(f"expert_idx of {label}: token {r}, choice {j} is expert {int(idx[r, j])}, "
+                   f"outside 0..{E - 1}")
+    return idx, gates, label
+
+
+def _loss(cand, logits, idx, E):
+    label = (f"load_balance_loss(router_logits {shape_of(logits)}, expert_idx {shape_of(idx)}, "
+             f"n_experts={E})")
+    value = as_float(cand.load_balance_loss(logits, idx, E), label)
+    if value.ndim != 0:
+        raise Fail(f"{label} returned an array of shape {shape_of(value)}, expected one float")
+    return float(value), label
+
+
+def _loss_variants(logits, idx, E):
+    """Values that common mistakes produce, to name the mistake in a message."""
+    T, k = idx.shape
+    P = _softmax(logits).mean(axis=0)
+    f = np.bincount(idx.ravel(), minlength=E) / idx.size
+    counts = np.bincount(idx.ravel(), minlength=E)
+    f_top1 = np.bincount(idx[:, 0], minlength=E) / T
+    z = logits - logits.max(axis=0, keepdims=True)
+    P_tokens = (np.exp(z) / np.exp(z).sum(axis=0, keepdims=True)).mean(axis=0)
+    return {
+        "the factor E was left out": float(np.sum(f * P)),
+        "P_e was averaged from the raw logits, not from softmax probabilities": float(E * np.sum(f * logits.mean(0))),
+        "f_e counts only the first column of expert_idx (the top-1 choice), not all k": float(E * np.sum(f_top1 * P)),
+        "f_e is a raw count, not a share of the T*k assignments": float(E * np.sum(counts * P)),
+        "the softmax for P_e ran over the tokens (axis 0), not over the experts": float(E * np.sum(f * P_tokens)),
+        "P_e sums the probabilities over tokens instead of averaging them": float(E * np.sum(f * P) * T),
+    }
+
+
+def _check_loss(got, want, label, logits, idx, E, context):
+    if np.isclose(got, want, rtol=1e-6, atol=1e-9):
+        return
+    guess = ""
+    for name, value in _loss_variants(logits, idx, E).items():
+        if np.isclose(got, value, rtol=1e-6, atol=1e-9) and not np.isclose(value, want, rtol=1e-6, atol=1e-9):
+            guess = f"; that is the value you get when {name}"
+            break
+    raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)} ({context}{guess})")
+
+
+@invariant("shape", "expert_idx and gates are both (T, k)")
+def shape(cand, ref, rng):
+    for T, d, E, k in CONFIGS:
+        x, W = _inputs(rng, T, d, E)
+        _route(cand, x, W, k)
+
+
+@invariant("top-k", "each token goes to the k experts with the highest router logits")
+def top_k(cand, ref, rng):
+    for T, d, E, k in CONFIGS:
+        x, W = _inputs(rng, T, d, E)
+        logits = x @ W
+        idx, _, label = _route(cand, x, W, k)
+        best = np.argsort(-logits, axis=-1)[:, :k]
+        for r in range(T):
+            if set(idx[r].tolist()) != set(best[r].tolist()):
+                chosen = [int(e) for e in idx[r]]
+                want = sorted(int(e) for e in best[r])
+                lowest = sorted(int(e) for e in np.argsort(logits[r])[:k])
+                note = "; those are the lowest logits, not the highest" if sorted(chosen) == lowest and k < E else ""
+                raise Fail(f"{label}: token {r} went to experts {chosen} with logits "
+                           f"[{', '.join(fmt(v) for v in logits[r, idx[r]])}], but the {k} highest logits of "
+                           f"that token belong to experts {want}{note}")
+
+
+@invariant("order", "the k experts of each token are listed highest logit first, with their gates in that order")
+def order(cand, ref, rng):
+    for T, d, E, k in CONFIGS:
+        if k == 1:
+            continue
+        x, W = _inputs(rng, T, d, E)
+        logits = x @ W
+        idx, gates, label = _route(cand, x, W, k)
+        chosen = np.take_along_axis(logits, idx, axis=-1)
+        for r in range(T):
+            if np.any(np.diff(chosen[r]) > 0):  # equal logits: a repeated expert, see `distinct`
+                raise Fail(f"{label}: token {r} lists experts {[int(e) for e in idx[r]]} whose logits are "
+                           f"[{', '.join(fmt(v) for v in chosen[r])}]; expected the highest first, descending")
+        for r in range(T):
+            if np.any(np.diff(gates[r]) > 1e-12):
+                raise Fail(f"{label}: token {r} has gates [{', '.join(fmt(g) for g in gates[r])}] for experts "
+                           f"{[int(e) for e in idx[r]]}; gate j belongs to expert_idx[:, j], so they "
+                           f"should decrease too")
+
+
+@invariant("gates-sum-to-one", "each token's k gates are non-negative and sum to one (softmax over the k chosen)")
+def gates_sum_to_one(cand, ref, rng):
+    for T, d, E, k in CONFIGS:
+        x, W = _inputs(rng, T, d, E, scale=2.0)
+        logits = x @ W
+        idx, gates, label = _route(cand, x, W, k)
+        check_finite(gates, f"gates of {label}")
+        if (gates < 0).any():
+            r, j = (int(i) for i in np.argwhere(gates < 0)[0])
+            raise Fail(f"gates of {label}: token {r}, choice {j} is {fmt(gates[r, j])}, a negative weight")
+        sums = gates.sum(axis=-1)
+        bad = ~np.isclose(sums, 1.0, rtol=0, atol=1e-6)
+        if bad.any():
+            r = int(np.argmax(bad))
+            note = ""
+            full = np.take_along_axis(_softmax(logits), idx, axis=-1)
+            if np.allclose(gates[r], full[r], rtol=1e-6, atol=1e-9):
+                note = ("; they are the softmax over all E experts; the gates renormalise over the k chosen "
+                        "logits only")
+            raise Fail(f"gates of {label}: token {r}'s gates sum to {fmt(sums[r])}, expected 1{note}")
+
+
+@invariant("distinct", "no expert appears twice among one token's k choices")
+def distinct(cand, ref, rng):
+    for T, d, E, k in CONFIGS:
+        if k == 1:
+            continue
+        x, W = _inputs(rng, T, d, E)
+        idx, _, label = _route(cand, x, W, k)
+        for r in range(T):
+            values, counts = np.unique(idx[r], return_counts=True)
+            if (counts > 1).any():
+                e = int(values[np.argmax(counts)])
+                raise Fail(f"{label}: token {r} went to experts {[int(v) for v in idx[r]]}, expert {e} "
+                           f"{int(counts.max())} times; each token needs k different experts")
+
+
+@invariant("stable", "adding a large constant (up to 1e4) to a token's logits changes neither routing nor loss")
+def stable(cand, ref, rng):
+    for T, d, E, k in ((6, 4, 8, 2), (5, 3, 4, 4), (7, 5, 6, 1)):
+        x, W = _inputs(rng, T, d, E)
+        shift = rng.choice([-1.0, 1.0], size=(T, 1)) * rng.uniform(800.0, 1e4, size=(T, 1))
+        # An extra feature that is `shift` for every token, with router weights of one: the
+        # logits become x @ W + shift, so exp() of them overflows (or underflows) unless shifted.
+        x_big, W_big = np.hstack([x, shift]), np.vstack([W, np.ones((1, E))])
+        idx, gates, label = _route(cand, x, W, k)
+        idx_big, gates_big, label_big = _route(cand, x_big, W_big, k)
+        context = "each token's logits shifted by a constant between 800 and 1e4 in magnitude"
+        check_finite(gates_big, f"gates of {label_big}", context)
+        if not np.array_equal(idx_big, idx):
+            r = int(np.argmax(np.any(idx != idx_big, axis=-1)))
+            raise Fail(f"expert_idx of {label_big}: token {r} is {[int(e) for e in idx_big[r]]}, but "
+                       f"{[int(e) for e in idx[r]]} without the shift ({context})")
+        check_close(gates_big, gates, f"gates of {label_big}", context=f"{context}; expected the unshifted gates")
+        logits = x @ W
+        want_idx = np.argsort(-logits, axis=-1)[:, :k]
+        small, _ = _loss(cand, logits, want_idx, E)
+        big, label = _loss(cand, logits + shift, want_idx, E)
+        if not np.isfinite(big):
+            raise Fail(f"{label} is {fmt(big)} ({context}): overflow in a softmax")
+        if not np.isclose(big, small, rtol=1e-6, atol=1e-9):
+            raise Fail(f"{label} is {fmt(big)} with {context}, but {fmt(small)} without the shift; "
+                       f"softmax probabilities do not change when a token's logits all move together")
+
+
+def _balanced_idx(rng, T, E, k):
+    """expert_idx (T, k) with distinct experts per row and every expert used T*k/E times."""
+    flat = (np.arange(T * k) % E).reshape(T, k)  # consecutive: distinct within a row when k <= E
+    return rng.permutation(E)[flat[rng.permutation(T)]]
+
+
+@invariant("balanced-loss", "the loss is exactly 1.0 for uniform router probabilities and equal assignment counts")
+def balanced_loss(cand, ref, rng):
+    for T, E, k in ((8, 4, 2), (6, 6, 1), (12, 3, 3), (10, 5, 2), (3, 6, 2)):
+        idx = _balanced_idx(rng, T, E, k)
+        # Every row constant: uniform probabilities over the experts, whatever the constant.
+        logits = np.repeat(rng.normal(scale=3.0, size=(T, 1)), E, axis=1)
+        got, label = _loss(cand, logits, idx, E)
+        _check_loss(got, 1.0, label, logits, idx, E,
+                    f"each expert gets {T * k // E} of the {T * k} assignments and the router gives "
+                    f"every expert probability 1/{E}")
+
+
+@invariant("imbalance", "the loss grows as the router favours a few experts")
+def imbalance(cand, ref, rng):
+    T, E, k = 64, 8, 2
+    noise = rng.normal(size=(T, E))
+    favoured = rng.choice(E, size=2, replace=False)
+    values, labels = [], []
+    for bias in (0.0, 1.0, 2.0, 4.0, 8.0):
+        logits = noise.copy()
+        logits[:, favoured] += bias
+        idx = np.argsort(-logits, axis=-1)[:, :k]
+        got, label = _loss(cand, logits, idx, E)
+        values.append(got)
+        labels.append(f"bias {fmt(bias)}")
+    trail = ", ".join(f"{fmt(v)} ({b})" for v, b in zip(values, labels, strict=True))
+    where = (f"T={T}, E={E}, k={k}, router logits N(0, 1) plus a bias on experts "
+             f"{sorted(int(e) for e in favoured)}, expert_idx their top-{k}")
+    if not all(np.isfinite(values)):
+        raise Fail(f"load_balance_loss is not finite: {trail} ({where})")
+    for a, b, la, lb in zip(values, values[1:], labels, labels[1:], strict=False):
+        if not b > a:
+            raise Fail(f"load_balance_loss went from {fmt(a)} at {la} to {fmt(b)} at {lb}; it should grow as "
+                       f"the router favours two experts more ({trail}; {where})")
+    if values[-1] < 2.0:
+        raise Fail(f"load_balance_loss is only {fmt(values[-1])} when almost every token goes to the same two of "
+                   f"{E} experts; expected close to {E // 2} ({trail}; {where})")
+
+
+@invariant("assignment-share", "f_e is each expert's share of all T*k assignments, every one of the k columns")
+def assignment_share(cand, ref, rng):
+    cases = [np.array([[0, 1], [0, 2], [3, 0]]), np.array([[2, 0, 1], [2, 1, 3], [0, 3, 1], [1, 2, 0]])]
+    for idx in cases:
+        T, k = idx.shape
+        E = 4
+        logits = rng.normal(scale=2.0, size=(T, E))
+        got, label = _loss(cand, logits, idx, E)
+        _check_loss(got, ref.load_balance_loss(logits, idx, E), label, logits, idx, E,
+                    f"expert_idx {idx.tolist()}")
+
+
+@invariant("bad-input", "k > E and k < 1 raise ValueError")
+def bad_input(cand, ref, rng):
+    x, W = _inputs(rng, 4, 3, 5)
+    for k in (6, 9, 0, -1):
+        expect_raises(cand, "ValueError", "route_top_k", x, W, k,
+                      what=f"route_top_k(x (4, 3), W_router (3, 5), k={k}) with 5 experts")
+
+
+@invariant("matches-reference", "expert_idx matches a reference exactly, gates and the loss to rtol 1e-6")
+def matches_reference(cand, ref, rng):
+    for T, d, E, k in CONFIGS:
+        for scale in (0.5, 3.0):
+            x, W = _inputs(rng, T, d, E, scale)
+            idx, gates, label = _route(cand, x, W, k)
+            want_idx, want_gates = ref.route_top_k(x, W, k)
+            if not np.array_equal(idx, want_idx):
+                r = int(np.argmax(np.any(idx != want_idx, axis=-1)))
+                raise Fail(f"expert_idx of {label}: token {r} is {[int(e) for e in idx[r]]}, "
+                           f"expected {[int(e) for e in want_idx[r]]}")
+            check_close(gates, want_gates, f"gates of {label}")
+            logits = x @ W
+            got, label = _loss(cand, logits, want_idx, E)
+            _check_loss(got, ref.load_balance_loss(logits, want_idx, E), label, logits, want_idx, E,
+                        "router logits x @ W_router, expert_idx their top-k")
+
+
+@invariant("input-unchanged", "x, W_router, router_logits and expert_idx are not modified")
+def input_unchanged(cand, ref, rng):
+    for T, d, E, k in CONFIGS[:3]:
+        x, W = _inputs(rng, T, d, E, scale=3.0)
+        for _ in range(2):  # a second call would see the damage of the first
+            _, after, _ = cand.call_tracking_args("route_top_k", x, W, k)
+            check_unchanged(x, after[0], f"x of shape {shape_of(x)}")
+            check_unchanged(W, after[1], f"W_router of shape {shape_of(W)}")
+        logits = x @ W
+        idx = np.argsort(-logits, axis=-1)[:, :k]
+        for _ in range(2):
+            _, after, _ = cand.call_tracking_args("load_balance_loss", logits, idx, E)
+            check_unchanged(logits, after[0], f"router_logits of shape {shape_of(logits)}")
+            check_unchanged(idx, after[1], f"expert_idx of shape {shape_of(idx)}")
