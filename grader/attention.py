@@ -1,0 +1,265 @@
+"""Hidden checks for the `attention` exercise."""
+
+import numpy as np
+
+from attnprep.grading import (
+    CandidateError,
+    Fail,
+    as_float,
+    check_close,
+    check_finite,
+    check_unchanged,
+    fmt,
+    invariant,
+    shape_of,
+)
+
+FUNCTIONS = ("attention",)
+
+_NO_MASK = object()  # call without passing `mask` at all
+
+
+# -- helpers --------------------------------------------------------------------
+
+def _qkv(rng, batch, t_q, t_k, d_k, d_v, scale=1.0):
+    q = rng.normal(scale=scale, size=(*batch, t_q, d_k))
+    k = rng.normal(scale=scale, size=(*batch, t_k, d_k))
+    v = rng.normal(size=(*batch, t_k, d_v))
+    return q, k, v
+
+
+def _label(q, k, v, mask=_NO_MASK):
+    text = f"attention(q {shape_of(q)}, k {shape_of(k)}, v {shape_of(v)}"
+    if mask is None:
+        text += ", mask=None"
+    elif mask is not _NO_MASK:
+        text += f", mask {shape_of(mask)}"
+    return text + ")"
+
+
+def _run(cand, q, k, v, mask=_NO_MASK):
+    """Call the candidate and check the output shape; returns (out, label)."""
+    label = _label(q, k, v, mask)
+    try:
+        out = cand.attention(q, k, v) if mask is _NO_MASK else cand.attention(q, k, v, mask)
+    except CandidateError as err:
+        if err.not_implemented:
+            raise
+        # Same error, but the report names the call (its argument shapes) that raised it.
+        raise CandidateError(label, err.type_name, err.mro, err.text, err.line) from None
+    out = as_float(out, f"the output of {label}")
+    want = (*q.shape[:-2], q.shape[-2], v.shape[-1])
+    if tuple(out.shape) != want:
+        raise Fail(f"{label} returned shape {shape_of(out)}, expected {shape_of(np.empty(want))}: "
+                   f"the batch dims {shape_of(np.empty(q.shape[:-2]))}, one row per query "
+                   f"(T_q = {q.shape[-2]}), each of width d_v = {v.shape[-1]}")
+    return out, label
+
+
+def _make_mask(rng, shape, j_star):
+    """A random bool mask (True = blocked) with no row fully blocked, and key `j_star`
+    blocked in some rows and open in others (so a mask that is ignored or inverted shows)."""
+    t_k = shape[-1]
+    m = rng.random(shape) < 0.4
+    keep = rng.integers(0, t_k - 1, size=shape[:-1])
+    keep = keep + (keep >= j_star)  # every row keeps one open key other than j_star
+    np.put_along_axis(m, keep[..., None], False, axis=-1)
+    col = rng.random(shape[:-1]) < 0.5
+    col.flat[0], col.flat[-1] = True, False
+    m[..., j_star] = col
+    return m
+
+
+def _softmax_attention(q, k, v, mask, divisor):
+    """Attention with the scores divided by `divisor` (for naming a wrong scale)."""
+    scores = q @ np.swapaxes(k, -1, -2) / divisor
+    if mask is not None:
+        scores = np.where(mask, -np.inf, scores)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (w / w.sum(axis=-1, keepdims=True)) @ v
+
+
+def _non_identity_permutation(rng, n):
+    while True:
+        p = rng.permutation(n)
+        if (p != np.arange(n)).any():
+            return p
+
+
+# -- invariants ----------------------------------------------------------------
+
+@invariant("shape", "the output has shape (..., T_q, d_v)")
+def shape(cand, ref, rng):
+    for batch, t, d_k, d_v in (((), 5, 4, 3), ((), 1, 3, 2), ((2,), 6, 4, 5), ((2, 3), 5, 4, 2)):
+        _run(cand, *_qkv(rng, batch, t, t, d_k, d_v))
+
+
+@invariant("batch-dims", "works for any number of leading batch dims; each batch element is independent")
+def batch_dims(cand, ref, rng):
+    cases = (((3,), 5, 5, 4, 3), ((2, 3), 4, 6, 5, 2), ((2, 1, 2), 3, 3, 2, 4), ((1,), 6, 4, 3, 3))
+    for batch, t_q, t_k, d_k, d_v in cases:
+        q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
+        out, label = _run(cand, q, k, v)
+        for idx in np.ndindex(*batch):
+            check_close(out[idx], ref.attention(q[idx], k[idx], v[idx]),
+                        f"{label}, batch element {list(idx)}",
+                        context="expected attention on that batch element alone")
+
+
+@invariant("cross-attention", "queries and keys of different lengths (T_q != T_k)")
+def cross_attention(cand, ref, rng):
+    cases = (((), 3, 7, 4, 5), ((), 8, 2, 3, 3), ((2,), 4, 9, 6, 2), ((2, 3), 1, 5, 4, 4),
+             ((2,), 6, 1, 4, 3))
+    for batch, t_q, t_k, d_k, d_v in cases:
+        q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
+        out, label = _run(cand, q, k, v)
+        check_close(out, ref.attention(q, k, v), label, context=f"T_q = {t_q}, T_k = {t_k}")
+    q, k, v = _qkv(rng, (3,), 4, 6, 5, 2)
+    mask = _make_mask(rng, (4, 6), j_star=2)
+    out, label = _run(cand, q, k, v, mask)
+    check_close(out, ref.attention(q, k, v, mask), label, context="T_q = 4, T_k = 6, with a mask")
+
+
+@invariant("sum-to-one", "each query's weights over the keys sum to one (equal value rows come out unchanged)")
+def sum_to_one(cand, ref, rng):
+    for batch, t_q, t_k, d_k, d_v in (((), 6, 6, 4, 3), ((), 3, 5, 2, 2), ((2,), 5, 4, 3, 4),
+                                      ((2, 2), 4, 4, 3, 2)):
+        q, k, _ = _qkv(rng, batch, t_q, t_k, d_k, d_v, scale=1.5)
+        c = rng.normal(size=(*batch, 1, d_v)) + 2.0
+        v = np.repeat(c, t_k, axis=-2)
+        out, label = _run(cand, q, k, v)
+        check_close(out, np.broadcast_to(c, out.shape), label,
+                    context="every value row is the same vector c, so every output row must be c: "
+                            "each query's weights over the keys must sum to one")
+
+
+@invariant("permutation-equivariant",
+           "without a mask, shuffling the queries shuffles the outputs; shuffling keys with values changes nothing")
+def permutation_equivariant(cand, ref, rng):
+    for batch, t_q, t_k, d_k, d_v, explicit_none in (((), 6, 6, 4, 3, False), ((2,), 5, 7, 3, 4, True),
+                                                     ((2, 2), 6, 6, 3, 5, False)):
+        q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
+        mask = None if explicit_none else _NO_MASK
+        base, _ = _run(cand, q, k, v, mask)
+        p = _non_identity_permutation(rng, t_q)
+        out, label = _run(cand, q[..., p, :], k, v, mask)
+        check_close(out, base[..., p, :], f"{label} with the queries shuffled",
+                    context=f"query order {p.tolist()} should give the output rows of the unshuffled call "
+                            "in that same order; attention without a mask has no notion of position")
+        p = _non_identity_permutation(rng, t_k)
+        out, label = _run(cand, q, k[..., p, :], v[..., p, :], mask)
+        check_close(out, base, f"{label} with keys and values shuffled together",
+                    context=f"key order {p.tolist()} (values shuffled the same way) should not change "
+                            "the output at all")
+
+
+@invariant("mask", "a bool mask (True = blocked) broadcasts to (..., T_q, T_k); blocked keys get weight exactly 0")
+def mask(cand, ref, rng):
+    cases = (
+        ("a (T_q, T_k) mask", (), 5, 7, 4, 3, (5, 7)),
+        ("one (T_q, T_k) mask shared by the batch", (3,), 6, 6, 4, 2, (6, 6)),
+        ("a (B, 1, 1, T_k) padding mask", (2, 3), 5, 6, 4, 3, (2, 1, 1, 6)),
+        ("a full-shape mask", (2,), 4, 5, 3, 4, (2, 4, 5)),
+    )
+    for what, batch, t_q, t_k, d_k, d_v, mshape in cases:
+        q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
+        j = int(rng.integers(0, t_k))
+        m = _make_mask(rng, mshape, j_star=j)
+        out, label = _run(cand, q, k, v, m)
+
+        # A blocked key must have no influence on the rows that block it.
+        k2, v2 = k.copy(), v.copy()
+        k2[..., j, :] += rng.normal(scale=3.0, size=k2[..., j, :].shape)
+        v2[..., j, :] += 10.0
+        out2, _ = _run(cand, q, k2, v2, m)
+        blocked_rows = np.broadcast_to(m[..., j], (*batch, t_q))
+        for idx in np.argwhere(blocked_rows):
+            idx = tuple(int(i) for i in idx)
+            if not np.allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12):
+                raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), "
+                           f"yet changing that key and its value changed output row {list(idx)} from "
+                           f"{fmt(out[idx][0])}, ... to {fmt(out2[idx][0])}, ...; True means blocked, "
+                           "and a blocked key must get weight exactly 0")
+
+        # The weights that remain must still sum to one.
+        c = rng.normal(size=(*batch, 1, d_v)) + 2.0
+        out_c, _ = _run(cand, q, k, np.repeat(c, t_k, axis=-2), m)
+        check_close(out_c, np.broadcast_to(c, out_c.shape), f"{label} with {what}",
+                    context="every value row is the same vector c, so every output row must be c: the "
+                            "weights left after masking must still sum to one (mask the scores before "
+                            "the softmax)")
+
+        check_close(out, ref.attention(q, k, v, m), f"{label} with {what}")
+
+
+@invariant("scale", "scores are divided by sqrt(d_k), the width of q and k")
+def scale(cand, ref, rng):
+    for batch, t_q, t_k, d_k, d_v in (((), 5, 7, 16, 3), ((2,), 4, 4, 9, 2)):
+        q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
+        out, label = _run(cand, q, k, v)
+        want = ref.attention(q, k, v)
+        if np.allclose(out, want, rtol=1e-6, atol=1e-9):
+            continue
+        guesses = {"1 (no scaling)": 1.0, f"d_k = {d_k}": float(d_k), f"sqrt(d_v) = {fmt(np.sqrt(d_v))}":
+                   np.sqrt(d_v), f"d_v = {d_v}": float(d_v), f"sqrt(T_k) = {fmt(np.sqrt(t_k))}": np.sqrt(t_k),
+                   "1/sqrt(d_k) (multiplied instead of divided)": 1.0 / np.sqrt(d_k)}
+        for name, divisor in guesses.items():
+            if np.allclose(out, _softmax_attention(q, k, v, None, divisor), rtol=1e-6, atol=1e-9):
+                raise Fail(f"{label} with d_k = {d_k}, d_v = {d_v}: the output matches attention with the "
+                           f"scores divided by {name} instead of sqrt(d_k) = {fmt(np.sqrt(d_k))}")
+        check_close(out, want, label, context=f"d_k = {d_k}: scores divided by sqrt(d_k) = {fmt(np.sqrt(d_k))}")
+
+
+@invariant("stable", "no overflow when scores are near +-1e4 or rows are at very different scales")
+def stable(cand, ref, rng):
+    def near(sign, batch, t_q, t_k):
+        d_k = 4
+        q, k, v = _qkv(rng, batch, t_q, t_k, d_k, 3)
+        q[..., 0] = sign * 1e4 * np.sqrt(d_k)  # every score is sign * 1e4 plus something of order one
+        k[..., 0] = 1.0
+        return q, k, v
+
+    cases = [("scores near +1e4", *near(1.0, (), 5, 6), _NO_MASK),
+             ("scores near -1e4", *near(-1.0, (2,), 4, 4), _NO_MASK)]
+    q, k, v = _qkv(rng, (), 4, 6, 3, 2)
+    q *= np.array([1e-3, 1.0, 1e2, 1e4])[:, None]
+    cases.append(("query rows at scales 1e-3, 1, 1e2, 1e4", q, k, v, _NO_MASK))
+    q, k, v = near(1.0, (2,), 5, 5)
+    cases.append(("scores near +1e4 with a (T_q, T_k) mask", q, k, v, _make_mask(rng, (5, 5), j_star=1)))
+    for name, q, k, v, m in cases:
+        out, label = _run(cand, q, k, v, m)
+        check_finite(out, label, name)
+        want = ref.attention(q, k, v) if m is _NO_MASK else ref.attention(q, k, v, m)
+        check_close(out, want, label, context=name)
+
+
+@invariant("matches-reference", "matches a reference attention to rtol 1e-6, with and without masks")
+def matches_reference(cand, ref, rng):
+    cases = (((), 5, 5, 4, 4), ((), 3, 8, 6, 2), ((4,), 6, 6, 8, 8), ((2, 3), 5, 7, 4, 6),
+             ((1,), 1, 1, 2, 3), ((2, 2, 2), 3, 4, 5, 2))
+    for batch, t_q, t_k, d_k, d_v in cases:
+        for s in (0.5, 2.0):
+            q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v, scale=s)
+            out, label = _run(cand, q, k, v)
+            check_close(out, ref.attention(q, k, v), label)
+            if t_k >= 2:
+                mshape = (t_q, t_k) if s < 1 else (*batch, t_q, t_k)
+                m = _make_mask(rng, mshape, j_star=int(rng.integers(0, t_k))) if t_q * np.prod(batch) >= 2 \
+                    else np.zeros(mshape, dtype=bool)
+                out, label = _run(cand, q, k, v, m)
+                check_close(out, ref.attention(q, k, v, m), label)
+
+
+@invariant("input-unchanged", "q, k, v and mask are not modified")
+def input_unchanged(cand, ref, rng):
+    q, k, v = _qkv(rng, (2,), 5, 6, 4, 3)
+    m = _make_mask(rng, (2, 5, 6), j_star=3)
+    for _ in range(2):  # a second call would see the damage of the first
+        _, after, _ = cand.call_tracking_args("attention", q, k, v, m)
+        for name, before, got in zip(("q", "k", "v", "mask"), (q, k, v, m), after, strict=True):
+            check_unchanged(before, got, f"{name} of shape {shape_of(before)}")
+    q, k, v = _qkv(rng, (), 4, 4, 3, 2)
+    for _ in range(2):
+        _, after, _ = cand.call_tracking_args("attention", q, k, v)
+        for name, before, got in zip(("q", "k", "v"), (q, k, v), after, strict=True):
+            check_unchanged(before, got, f"{name} of shape {shape_of(before)} (no mask)")

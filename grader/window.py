@@ -1,0 +1,301 @@
+"""Hidden checks for the `window` exercise."""
+
+import numpy as np
+
+from attnprep.grading import (
+    CandidateError,
+    Fail,
+    as_array,
+    as_float,
+    check_close,
+    check_finite,
+    check_shape,
+    check_unchanged,
+    expect_raises,
+    fmt,
+    invariant,
+    shape_of,
+    unpack,
+)
+
+FUNCTIONS = ("sliding_window_mask", "window_attention")
+
+
+# -- helpers --------------------------------------------------------------------
+
+def _blocked(T, window):
+    """The expected mask, computed independently of the reference."""
+    i, j = np.indices((T, T))
+    return (j > i) | (i - j >= window)
+
+
+def _why(i, j, window):
+    if j > i:
+        return f"key {j} is in the future of query {i}"
+    if i - j >= window:
+        return f"i - j = {i - j} >= window = {window}: key {j} has left the window of query {i}"
+    if i == j:
+        return "the diagonal (a position seeing itself) is never blocked"
+    return f"i - j = {i - j} < window = {window}: key {j} is inside the window of query {i}"
+
+
+def _qkv(rng, T, d_k, d_v, scale=1.0):
+    return (rng.normal(scale=scale, size=(T, d_k)), rng.normal(scale=scale, size=(T, d_k)),
+            rng.normal(size=(T, d_v)))
+
+
+def _call(cand, fn, label, *args):
+    """Call the candidate; an exception is reported with the call that raised it."""
+    try:
+        return getattr(cand, fn)(*args)
+    except CandidateError as err:
+        if err.not_implemented:
+            raise
+        raise CandidateError(label, err.type_name, err.mro, err.text, err.line) from None
+
+
+def _mask(cand, T, window):
+    label = f"sliding_window_mask({T}, {window})"
+    m = as_array(_call(cand, "sliding_window_mask", label, T, window), label, numeric=False)
+    check_shape(m, (T, T), label)
+    if m.dtype != np.bool_:
+        raise Fail(f"{label} has dtype {m.dtype}, expected bool (True = blocked)")
+    return m, label
+
+
+def _attend(cand, q, k, v, window):
+    """(out, weights, label), with both shapes checked."""
+    label = f"window_attention(q {shape_of(q)}, k {shape_of(k)}, v {shape_of(v)}, window={window})"
+    out, weights = unpack(_call(cand, "window_attention", label, q, k, v, window), 2, label)
+    out, weights = as_float(out, f"out of {label}"), as_float(weights, f"weights of {label}")
+    check_shape(out, (q.shape[0], v.shape[1]), f"out of {label}")
+    check_shape(weights, (q.shape[0], k.shape[0]), f"weights of {label}")
+    return out, weights, label
+
+
+def _causal_attention(q, k, v, divisor=None):
+    """Plain causal attention (scores divided by `divisor`, sqrt(d_k) by default)."""
+    T = q.shape[0]
+    scores = q @ k.T / (np.sqrt(q.shape[1]) if divisor is None else divisor)
+    scores = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, scores)
+    w = np.exp(scores - scores.max(axis=1, keepdims=True))
+    w = w / w.sum(axis=1, keepdims=True)
+    return w @ v, w
+
+
+def _masked_attention(q, k, v, blocked, divisor=None):
+    """Attention under a given mask, scores divided by `divisor` (sqrt(d_k) by default)."""
+    divisor = np.sqrt(q.shape[1]) if divisor is None else divisor
+    scores = np.where(blocked, -np.inf, q @ k.T / divisor)
+    w = np.exp(scores - scores.max(axis=1, keepdims=True))
+    w = w / w.sum(axis=1, keepdims=True)
+    return w @ v, w
+
+
+def _own_mask(cand, T, window):
+    """The candidate's own sliding_window_mask if it is usable, else the true one.
+
+    Checks about the scale or the numerics use it, so a wrong window does not
+    also show up as a wrong scale (the mask has invariants of its own)."""
+    try:
+        m = np.asarray(cand.sliding_window_mask(T, window))
+    except (CandidateError, Fail, ValueError, TypeError):
+        return _blocked(T, window)
+    if m.shape != (T, T) or m.dtype != np.bool_ or not (~m).any(axis=1).all():
+        return _blocked(T, window)
+    return m
+
+
+def _check_blocked_zero(weights, T, window, label, context=""):
+    bad = _blocked(T, window) & (weights != 0.0)
+    if bad.any():
+        i, j = (int(x) for x in np.argwhere(bad)[0])
+        ctx = f" ({context})" if context else ""
+        raise Fail(f"weights of {label}: entry [{i}, {j}] is {fmt(weights[i, j])}, expected exactly 0.0: "
+                   f"{_why(i, j, window)}{ctx}")
+
+
+# -- invariants ----------------------------------------------------------------
+
+@invariant("mask", "sliding_window_mask is True exactly on the future and where i - j >= window")
+def mask(cand, ref, rng):
+    cases = [(6, 3), (5, 1), (4, 4), (4, 10), (1, 1), (7, 2), (8, 5), (9, np.int64(4))]
+    cases.append((int(rng.integers(5, 12)), int(rng.integers(2, 6))))
+    for T, window in cases:
+        m, label = _mask(cand, T, window)
+        want = _blocked(T, window)
+        if not np.array_equal(m, want):
+            i, j = (int(x) for x in np.argwhere(m != want)[0])
+            raise Fail(f"{label}[{i}, {j}] is {bool(m[i, j])}, expected {bool(want[i, j])}: {_why(i, j, window)}")
+
+
+@invariant("shape", "window_attention returns (out, weights) of shapes (T, d_v) and (T, T)")
+def shape(cand, ref, rng):
+    for T, d_k, d_v, window in ((6, 4, 3, 3), (1, 3, 2, 1), (5, 8, 2, 2), (7, 2, 5, 10)):
+        _attend(cand, *_qkv(rng, T, d_k, d_v), window)
+
+
+@invariant("row-counts", "row i attends to min(i + 1, window) positions")
+def row_counts(cand, ref, rng):
+    for T, window in ((8, 3), (6, 1), (5, 5), (7, 2), (4, 9)):
+        m, label = _mask(cand, T, window)
+        open_ = (~m).sum(axis=1)
+        for i in range(T):
+            if open_[i] != min(i + 1, window):
+                raise Fail(f"{label}: row {i} leaves {open_[i]} positions open (False), expected "
+                           f"min({i} + 1, {window}) = {min(i + 1, window)}")
+        q, k, v = _qkv(rng, T, 4, 3)
+        _, weights, label = _attend(cand, q, k, v, window)
+        seen = (weights != 0.0).sum(axis=1)
+        for i in range(T):
+            if seen[i] != min(i + 1, window):
+                cols = np.flatnonzero(weights[i] != 0.0).tolist()
+                raise Fail(f"{label}: row {i} of the weights attends to {seen[i]} positions {cols}, "
+                           f"expected min({i} + 1, {window}) = {min(i + 1, window)}")
+
+
+@invariant("blocked-zero", "blocked weights are exactly 0.0, even when blocked keys score far higher")
+def blocked_zero(cand, ref, rng):
+    for T, window in ((7, 3), (6, 2), (5, 1)):
+        q, k, v = _qkv(rng, T, 4, 3, scale=2.0)
+        _, weights, label = _attend(cand, q, k, v, window)
+        _check_blocked_zero(weights, T, window, label)
+    # Scores that grow (or shrink) by about 1e4 per position: the blocked future
+    # (or the blocked past) outscores every open key by thousands.
+    T, window = 6, 2
+    for direction, what in ((1.0, "later keys score about 1e4 higher per step"),
+                            (-1.0, "earlier keys score about 1e4 higher per step")):
+        q = np.column_stack([np.full(T, 100.0), rng.normal(size=T)])
+        pos = np.arange(T) if direction > 0 else np.arange(T)[::-1]
+        k = np.column_stack([pos * 100.0 * np.sqrt(2.0), rng.normal(size=T)])
+        v = rng.normal(size=(T, 3))
+        _, weights, label = _attend(cand, q, k, v, window)
+        _check_blocked_zero(weights, T, window, label, what)
+
+
+@invariant("sum-to-one", "every row of the weights sums to one")
+def sum_to_one(cand, ref, rng):
+    for T, window, s in ((7, 3, 1.0), (6, 1, 1.0), (8, 4, 5.0), (5, 20, 0.3)):
+        q, k, v = _qkv(rng, T, 3, 2, scale=s)
+        _, weights, label = _attend(cand, q, k, v, window)
+        check_close(weights.sum(axis=1), np.ones(T), f"the row sums of the weights of {label}",
+                    rtol=1e-6, atol=1e-9,
+                    context="mask the scores before the softmax so the open entries still sum to one")
+
+
+@invariant("window-one", "window = 1: each position attends only to itself, so out == v")
+def window_one(cand, ref, rng):
+    for T, d_k, d_v in ((5, 3, 2), (1, 2, 4), (6, 4, 4)):
+        q, k, v = _qkv(rng, T, d_k, d_v, scale=3.0)
+        out, weights, label = _attend(cand, q, k, v, 1)
+        check_close(weights, np.eye(T), f"weights of {label}",
+                    context="with window = 1 each position attends only to itself: the identity")
+        check_close(out, v, f"out of {label}", context="with window = 1 the output is v itself")
+
+
+@invariant("equals-causal", "window >= T gives exactly causal attention (and a causal mask)")
+def equals_causal(cand, ref, rng):
+    for T, window in ((6, 6), (5, 8), (4, 10**6), (1, 1)):
+        m, mlabel = _mask(cand, T, window)
+        want = np.triu(np.ones((T, T), dtype=bool), 1)
+        if not np.array_equal(m, want):
+            i, j = (int(x) for x in np.argwhere(m != want)[0])
+            raise Fail(f"{mlabel}[{i}, {j}] is {bool(m[i, j])}, expected {bool(want[i, j])}: with window >= T "
+                       "only the future is blocked (a plain causal mask)")
+        q, k, v = _qkv(rng, T, 4, 3)
+        out, weights, label = _attend(cand, q, k, v, window)
+        want_out, want_w = _causal_attention(q, k, v)
+        context = "window >= T, so this must be plain causal attention"
+        check_close(weights, want_w, f"weights of {label}", context=context)
+        check_close(out, want_out, f"out of {label}", context=context)
+
+
+@invariant("prefix", "outputs for the first t positions do not depend on later positions")
+def prefix(cand, ref, rng):
+    T = 8
+    for window in (3, 1, 8):
+        q, k, v = _qkv(rng, T, 4, 3)
+        out, weights, label = _attend(cand, q, k, v, window)
+        for t in (1, 4, 7):
+            q2, k2, v2 = q.copy(), k.copy(), v.copy()
+            q2[t:] = rng.normal(size=q2[t:].shape) * 3.0
+            k2[t:] = rng.normal(size=k2[t:].shape) * 3.0
+            v2[t:] += 5.0
+            out2, weights2, _ = _attend(cand, q2, k2, v2, window)
+            context = (f"changing positions {t}..{T - 1} must not change the first {t} outputs: a query "
+                       "never sees the future")
+            check_close(out2[:t], out[:t], f"out[:{t}] of {label}", context=context)
+            check_close(weights2[:t], weights[:t], f"weights[:{t}] of {label}", context=context)
+            out3, weights3, label3 = _attend(cand, q[:t], k[:t], v[:t], window)
+            context = f"cutting the sequence off after {t} positions must not change the first {t} outputs"
+            check_close(out3, out[:t], f"out of {label3}", context=context)
+            check_close(weights3, weights[:t, :t], f"weights of {label3}", context=context)
+
+
+@invariant("scale", "scores are divided by sqrt(d_k)")
+def scale(cand, ref, rng):
+    for T, d_k, d_v, window in ((7, 16, 3, 4), (6, 9, 2, 6)):
+        q, k, v = _qkv(rng, T, d_k, d_v)
+        out, weights, label = _attend(cand, q, k, v, window)
+        blocked = _own_mask(cand, T, window)
+        want_out, want_w = _masked_attention(q, k, v, blocked)
+        if np.allclose(weights, want_w, rtol=1e-6, atol=1e-9):
+            continue
+        guesses = {"1 (no scaling)": 1.0, f"d_k = {d_k}": float(d_k),
+                   f"sqrt(d_v) = {fmt(np.sqrt(d_v))}": np.sqrt(d_v), f"sqrt(T) = {fmt(np.sqrt(T))}": np.sqrt(T),
+                   "1/sqrt(d_k) (multiplied instead of divided)": 1.0 / np.sqrt(d_k)}
+        for name, divisor in guesses.items():
+            if np.allclose(weights, _masked_attention(q, k, v, blocked, divisor)[1], rtol=1e-6, atol=1e-9):
+                raise Fail(f"{label} with d_k = {d_k}: the weights match scores divided by {name} instead of "
+                           f"sqrt(d_k) = {fmt(np.sqrt(d_k))}")
+        check_close(weights, want_w, f"weights of {label}",
+                    context=f"expected the softmax of q k^T / sqrt(d_k) = {fmt(np.sqrt(d_k))} under the mask of "
+                            f"your sliding_window_mask({T}, {window})")
+
+
+@invariant("stable", "no overflow when scores are near +-1e4")
+def stable(cand, ref, rng):
+    d_k = 4
+    for sign, T, window in ((1.0, 6, 3), (-1.0, 5, 2), (1.0, 7, 7)):
+        q, k, v = _qkv(rng, T, d_k, 3)
+        q[:, 0] = sign * 1e4 * np.sqrt(d_k)  # every score is sign * 1e4 plus something of order one
+        k[:, 0] = 1.0
+        out, weights, label = _attend(cand, q, k, v, window)
+        name = f"scores near {'+' if sign > 0 else '-'}1e4"
+        check_finite(weights, f"weights of {label}", name)
+        check_finite(out, f"out of {label}", name)
+        want_out, want_w = _masked_attention(q, k, v, _own_mask(cand, T, window))
+        context = f"{name}; expected attention under the mask of your sliding_window_mask({T}, {window})"
+        check_close(weights, want_w, f"weights of {label}", context=context)
+        check_close(out, want_out, f"out of {label}", context=context)
+
+
+@invariant("bad-input", "window < 1 raises ValueError in both functions")
+def bad_input(cand, ref, rng):
+    q, k, v = _qkv(rng, 5, 3, 2)
+    for window in (0, -1, -4):
+        expect_raises(cand, "ValueError", "sliding_window_mask", 5, window,
+                      what=f"sliding_window_mask(5, {window})")
+        expect_raises(cand, "ValueError", "window_attention", q, k, v, window,
+                      what=f"window_attention(q (5, 3), k (5, 3), v (5, 2), window={window})")
+
+
+@invariant("matches-reference", "out and weights match a reference to rtol 1e-6")
+def matches_reference(cand, ref, rng):
+    cases = [(6, 4, 4, 3), (9, 3, 5, 2), (5, 8, 2, 5), (10, 2, 3, 4), (1, 3, 3, 2), (7, 5, 1, np.int64(3))]
+    for T, d_k, d_v, window in cases:
+        for s in (0.5, 2.0):
+            q, k, v = _qkv(rng, T, d_k, d_v, scale=s)
+            out, weights, label = _attend(cand, q, k, v, window)
+            want_out, want_w = ref.window_attention(q, k, v, window)
+            check_close(weights, want_w, f"weights of {label}")
+            check_close(out, want_out, f"out of {label}")
+
+
+@invariant("input-unchanged", "q, k and v are not modified")
+def input_unchanged(cand, ref, rng):
+    q, k, v = _qkv(rng, 6, 4, 3)
+    for _ in range(2):  # a second call would see the damage of the first
+        _, after, _ = cand.call_tracking_args("window_attention", q, k, v, 3)
+        for name, before, got in zip(("q", "k", "v"), (q, k, v), after[:3], strict=True):
+            check_unchanged(before, got, f"{name} of shape {shape_of(before)}")

@@ -1,0 +1,197 @@
+"""Hidden checks for the `xent` exercise."""
+
+import numpy as np
+
+from attnprep.grading import (
+    CandidateError,
+    Fail,
+    as_float,
+    check_unchanged,
+    expect_raises,
+    fmt,
+    invariant,
+    shape_of,
+)
+from attnprep.wire import Unsupported
+
+FUNCTIONS = ("cross_entropy",)
+
+
+# -- helpers --------------------------------------------------------------------
+
+def _label(logits, targets):
+    t = targets.tolist() if targets.size <= 6 else shape_of(targets)
+    return f"cross_entropy(logits {shape_of(logits)}, targets {t})"
+
+
+def _as_scalar(value, label, n):
+    """Accept a Python or NumPy real scalar, or a 0-d array; Fail on anything else."""
+    if value is None:
+        raise Fail(f"{label} returned None; did you forget a return statement?")
+    if isinstance(value, Unsupported):
+        raise Fail(f"{label} returned {value}, expected one number")
+    if isinstance(value, (bool, np.bool_)) or isinstance(value, (str, dict)):
+        raise Fail(f"{label} returned {type(value).__name__}, expected one number")
+    if isinstance(value, (list, tuple)) or np.ndim(value) > 0:
+        raise Fail(f"{label} returned an array of shape {shape_of(value)}, expected one number: "
+                   f"the mean loss over the N = {n} rows")
+    return float(as_float(value, f"the value of {label}"))
+
+
+def _loss(cand, logits, targets):
+    label = _label(logits, targets)
+    try:
+        value = cand.cross_entropy(logits, targets)
+    except CandidateError as err:
+        if err.not_implemented:
+            raise
+        # Same error, but the report names the call (the shapes and targets) that raised it.
+        raise CandidateError(label, err.type_name, err.mro, err.text, err.line) from None
+    return _as_scalar(value, label, logits.shape[0]), label
+
+
+def _close(got, want, label, context="", rtol=1e-6, atol=1e-9, why_not_finite=""):
+    if not np.isfinite(got):
+        why = why_not_finite or context
+        raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)}: overflow, 0/0 or log(0)"
+                   f"{'; ' + why if why else ''}")
+    if not np.isclose(got, want, rtol=rtol, atol=atol):
+        raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)}{' (' + context + ')' if context else ''}")
+
+
+def _mean_hint(got, want, n, vocab):
+    """Name the usual wrong reductions when the value gives them away."""
+    if n > 1 and np.isclose(got, n * want, rtol=1e-6):
+        return f"; {fmt(got)} is {n} times the mean: the sum over N instead of the mean"
+    if vocab > 1 and np.isclose(got, want / vocab, rtol=1e-6):
+        return f"; {fmt(got)} is the mean divided by V = {vocab}: averaged over all N x V entries, not over N"
+    return ""
+
+
+def _targets(rng, n, vocab, dtype=np.int64):
+    return rng.integers(0, vocab, size=n).astype(dtype)
+
+
+# -- invariants ----------------------------------------------------------------
+
+@invariant("uniform", "equal logits in every row give log V")
+def uniform(cand, ref, rng):
+    cases = [(4, 10, np.zeros((4, 1))), (1, 2, np.zeros((1, 1))), (3, 1000, np.full((3, 1), 2.5)),
+             (5, 7, rng.normal(scale=5.0, size=(5, 1)))]
+    for n, vocab, row_values in cases:
+        logits = np.broadcast_to(row_values, (n, vocab)).copy()
+        targets = _targets(rng, n, vocab)
+        got, label = _loss(cand, logits, targets)
+        _close(got, np.log(vocab), f"{label} with every logit of a row equal",
+               context=f"log(V) = log({vocab}): equal logits mean a uniform distribution over the V classes")
+
+
+@invariant("confident", "a huge margin gives a loss near 0 when the target wins, and a finite loss when it loses")
+def confident(cand, ref, rng):
+    for n, vocab, margin in ((4, 6, 1000.0), (3, 50, 100.0), (1, 3, 5000.0)):
+        logits = rng.normal(size=(n, vocab))
+        targets = _targets(rng, n, vocab)
+        logits[np.arange(n), targets] = logits.max(axis=1) + margin
+        got, label = _loss(cand, logits, targets)
+        _close(got, ref.cross_entropy(logits, targets), label,
+               context=f"each target's logit beats every other by {fmt(margin)}: its probability is 1, the loss 0",
+               why_not_finite=f"each target's logit beats every other by {fmt(margin)}, so the other "
+                              "probabilities underflow to 0; a log(0), or 0 * log(0), anywhere turns the "
+                              "loss into inf or nan")
+    for n, vocab, margin in ((4, 6, 1000.0), (2, 30, 800.0)):
+        logits = rng.normal(size=(n, vocab))
+        targets = _targets(rng, n, vocab)
+        logits[np.arange(n), targets] = logits.min(axis=1) - margin
+        got, label = _loss(cand, logits, targets)
+        _close(got, ref.cross_entropy(logits, targets), label,
+               context=f"each target's logit trails the top one by more than {fmt(margin)}: a confidently wrong "
+                       f"prediction, whose loss is a little over {fmt(margin)}",
+               why_not_finite=f"each target's logit trails the top one by more than {fmt(margin)}, so its "
+                              "softmax probability underflows to 0 and log(0) = -inf; the true loss is a "
+                              f"little over {fmt(margin)}, finite")
+
+
+@invariant("stable", "no overflow for logits near +-1e4 or rows at very different scales")
+def stable(cand, ref, rng):
+    n, vocab = 4, 6
+    cases = {
+        "logits near +1e4": 1e4 + rng.normal(scale=3.0, size=(n, vocab)),
+        "logits near -1e4": -1e4 + rng.normal(scale=3.0, size=(n, vocab)),
+        "rows at scales 0, +1e4, -1e4 and 500": rng.normal(size=(n, vocab))
+        + np.array([[0.0], [1e4], [-1e4], [500.0]]),
+        "one row at +1e4, the rest near 0": np.vstack([1e4 + rng.normal(size=(1, vocab)),
+                                                        rng.normal(size=(n - 1, vocab))]),
+    }
+    for name, logits in cases.items():
+        targets = _targets(rng, n, vocab)
+        got, label = _loss(cand, logits, targets)
+        _close(got, ref.cross_entropy(logits, targets), label, context=name)
+
+
+@invariant("shift-invariant", "adding a constant to every logit of a row changes nothing")
+def shift_invariant(cand, ref, rng):
+    n, vocab = 5, 8
+    logits = rng.normal(scale=2.0, size=(n, vocab))
+    targets = _targets(rng, n, vocab)
+    base, label = _loss(cand, logits, targets)
+    for shift in (np.array([0.5, -40.0, 800.0, -800.0, 2500.0]), np.full(n, 1000.0), np.full(n, -3000.0),
+                  rng.normal(scale=300.0, size=n)):
+        got, _ = _loss(cand, logits + shift[:, None], targets)
+        what = "a shift of " + (fmt(shift[0]) + " on every row" if np.all(shift == shift[0])
+                                else "[" + ", ".join(fmt(s) for s in shift) + "] row by row")
+        if not np.isfinite(got) or not np.isclose(got, base, rtol=1e-6, atol=1e-9):
+            raise Fail(f"{label} is {fmt(base)}, but after adding {what} to the logits it is {fmt(got)}; "
+                       "adding a constant to a whole row does not change its softmax")
+
+
+@invariant("mean", "the loss is the mean over the N rows, not the sum (N = 1 too)")
+def mean(cand, ref, rng):
+    vocab = 7
+    row = rng.normal(size=(1, vocab))
+    t = _targets(rng, 1, vocab)
+    once, label1 = _loss(cand, row, t)
+    want = ref.cross_entropy(row, t)
+    _close(once, want, label1, context="one row, N = 1" + _mean_hint(once, want, 1, vocab))
+    twice, label2 = _loss(cand, np.vstack([row, row]), np.concatenate([t, t]))
+    if not np.isclose(twice, once, rtol=1e-6, atol=1e-9):
+        ratio = f" ({fmt(twice / once)} times as much)" if once else ""
+        raise Fail(f"{label2}, the same example twice, is {fmt(twice)}, but {label1} is {fmt(once)}{ratio}: "
+                   "the mean over N rows does not grow when the batch repeats itself")
+    for n in (3, 8):
+        logits = rng.normal(scale=2.0, size=(n, vocab))
+        targets = _targets(rng, n, vocab)
+        got, label = _loss(cand, logits, targets)
+        want = ref.cross_entropy(logits, targets)
+        _close(got, want, label, context=f"the mean over N = {n} rows" + _mean_hint(got, want, n, vocab))
+
+
+@invariant("bad-input", "a target outside 0..V-1, negative ones included, raises ValueError")
+def bad_input(cand, ref, rng):
+    n, vocab = 4, 5
+    logits = rng.normal(size=(n, vocab))
+    for bad in (vocab, vocab + 3, -1, -vocab):
+        targets = _targets(rng, n, vocab)
+        targets[int(rng.integers(0, n))] = bad
+        expect_raises(cand, "ValueError", "cross_entropy", logits, targets,
+                      what=f"{_label(logits, targets)} with a target of {bad}, outside 0..{vocab - 1}")
+
+
+@invariant("matches-reference", "matches a reference cross-entropy to rtol 1e-6")
+def matches_reference(cand, ref, rng):
+    for n, vocab in ((1, 1), (3, 1), (1, 5), (4, 10), (16, 3), (7, 100)):
+        for s, dtype in ((0.1, np.int64), (1.0, np.int32), (10.0, np.int64)):
+            logits = rng.normal(scale=s, size=(n, vocab))
+            targets = _targets(rng, n, vocab, dtype)
+            got, label = _loss(cand, logits, targets)
+            _close(got, ref.cross_entropy(logits, targets), label)
+
+
+@invariant("input-unchanged", "logits and targets are not modified")
+def input_unchanged(cand, ref, rng):
+    for n, vocab, s in ((4, 6, 1.0), (3, 5, 100.0)):
+        logits = rng.normal(scale=s, size=(n, vocab))
+        targets = _targets(rng, n, vocab)
+        for _ in range(2):  # a second call would see the damage of the first
+            _, (logits_after, targets_after, *_), _ = cand.call_tracking_args("cross_entropy", logits, targets)
+            check_unchanged(logits, logits_after, f"logits of shape {shape_of(logits)}")
+            check_unchanged(targets, targets_after, f"targets of shape {shape_of(targets)}")
