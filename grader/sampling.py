@@ -1,0 +1,394 @@
+"""Hidden checks for the `sampling` exercise."""
+
+import numpy as np
+
+from attnprep.grading import (
+    Fail,
+    as_float,
+    check_close,
+    check_finite,
+    check_shape,
+    check_unchanged,
+    expect_raises,
+    fmt,
+    invariant,
+    rng_spec,
+    shape_of,
+)
+from attnprep.wire import Unsupported
+
+FUNCTIONS = ("sampling_probs", "sample")
+
+# The worked example of DOMAIN.md and the figures it must reproduce.
+DOMAIN_LOGITS = np.array([8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0])
+DOMAIN_TOP = {0.5: 0.9264, 1.0: 0.7155, 1.5: 0.5495}  # top token's probability at each temperature
+DOMAIN_TEXT = "the DOMAIN.md logits [8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0]"
+
+# Random top_p values stay this far from every cumulative sum, so that rounding
+# in a different (correct) order of operations can never flip a token in or out.
+KNIFE_EDGE = 1e-6
+
+RENORMALISED = "expected softmax(logits / temperature) on the kept tokens, renormalised to sum to one"
+
+# A correct sampler fails the distribution check with probability below this.
+FALSE_ALARM = 1e-7
+
+
+# -- helpers ---------------------------------------------------------------------
+
+def _kwargs(temperature=1.0, top_k=None, top_p=None):
+    kw = {"temperature": temperature}
+    if top_k is not None:
+        kw["top_k"] = top_k
+    if top_p is not None:
+        kw["top_p"] = top_p
+    return kw
+
+
+def _label(fn, logits, kw, what="logits"):
+    parts = [f"{what} of shape {shape_of(logits)}"] + [f"{k}={fmt(v)}" for k, v in kw.items() if k != "rng"]
+    return f"{fn}({', '.join(parts)})"
+
+
+def _probs(cand, logits, what="logits", **kw):
+    """Call the candidate's sampling_probs; return (probs as float64, label)."""
+    label = _label("sampling_probs", logits, kw, what)
+    out = as_float(cand.sampling_probs(logits, **kw), label)
+    check_shape(out, logits.shape, label)
+    return out, label
+
+
+def _softmax(z):
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def _safe_top_p(rng, ref, logits, lo, hi, temperature=1.0, top_k=None):
+    """A top_p in [lo, hi] not within KNIFE_EDGE of any cumulative sum the filter looks at."""
+    probs = ref.sampling_probs(logits, temperature, top_k)
+    cum = np.cumsum(np.sort(probs)[::-1])
+    while True:  # the cumulative sums are a handful of points: almost every draw is far from all of them
+        p = float(rng.uniform(lo, hi))
+        if np.min(np.abs(cum - p)) > KNIFE_EDGE:
+            return p
+
+
+def _cumulative_text(probs, top_p, most=6):
+    """'0.7155, 0.9105, 0.954, ...' for the most probable tokens, up to a bit past top_p."""
+    cum = np.cumsum(np.sort(probs)[::-1])
+    n = min(len(cum), max(int(np.searchsorted(cum, top_p)) + 2, 2), most)
+    return ", ".join(fmt(c) for c in cum[:n]) + (", ..." if n < len(cum) else "")
+
+
+def _rank_text(i, before):
+    rank = int(np.sum(before > before[i]) + 1)
+    return f"token {i} (probability {fmt(before[i])} before filtering, rank {rank} of {len(before)})"
+
+
+def _tokens(n):
+    return f"{n} token" + ("" if n == 1 else "s")
+
+
+def _check_kept(out, want, before, label, why):
+    """The candidate keeps (gives nonzero probability to) exactly the tokens the reference keeps."""
+    got_set, want_set = out > 0, want > 0
+    n_got, n_want = int(got_set.sum()), int(want_set.sum())
+    if n_got != n_want:
+        raise Fail(f"{label} kept {_tokens(n_got)} with nonzero probability, expected {_tokens(n_want)}: {why}")
+    if (got_set != want_set).any():
+        extra = int(np.flatnonzero(got_set & ~want_set)[0])
+        missing = int(np.flatnonzero(want_set & ~got_set)[0])
+        raise Fail(f"{label} kept {_rank_text(extra, before)} but dropped {_rank_text(missing, before)}: {why}")
+
+
+def _token(value, V, label):
+    """A sampled token id: a Python or NumPy integer (0-d integer arrays too) in range(V)."""
+    if isinstance(value, Unsupported):
+        raise Fail(f"{label} returned {value}, expected an int token id")
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        kind = f"an array of shape {shape_of(value)}" if isinstance(value, np.ndarray) else \
+            f"{type(value).__name__} {value!r}"
+        raise Fail(f"{label} returned {kind}, expected a single int token id (int(...) of the index drawn)")
+    if not 0 <= int(value) < V:
+        raise Fail(f"{label} returned token {int(value)}, outside range({V})")
+    return int(value)
+
+
+def _draws(cand, n, logits, kw, seed):
+    """n calls of sample on one generator seeded with `seed`, as token ids."""
+    label = _label("sample", logits, {**kw, "rng": None}) + f" with rng=np.random.default_rng({seed})"
+    raw = cand.repeat(n, "sample", logits, rng=rng_spec(seed), **kw)
+    if not isinstance(raw, list) or len(raw) != n:
+        raise Fail(f"{label} repeated {n} times did not give {n} results")
+    return np.array([_token(v, len(logits), label) for v in raw]), label
+
+
+def _binomial_band(n, p, alpha):
+    """Counts k in [lo, hi] pass; a Binomial(n, p) count falls outside with probability <= alpha.
+
+    Chernoff: P(X >= k) <= exp(-n KL(k/n || p)) for k >= np, and the same below, so
+    rejecting where n KL >= log(2 / alpha) has each tail below alpha / 2.
+    """
+    k = np.arange(n + 1)
+    q = k / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kl = np.where(q > 0, q * np.log(q / p), 0.0) + np.where(q < 1, (1 - q) * np.log((1 - q) / (1 - p)), 0.0)
+    ok = np.flatnonzero(n * kl < np.log(2.0 / alpha))
+    return int(ok.min()), int(ok.max())
+
+
+# -- checks ----------------------------------------------------------------------
+
+@invariant("sum-to-one", "sampling_probs returns probabilities summing to one, with or without filters")
+def sum_to_one(cand, ref, rng):
+    cases = [(1, 1.0, None, None), (2, 0.7, None, None), (8, 1.0, 3, None), (8, 1.3, None, "p"),
+             (13, 0.8, 5, "p"), (40, 2.0, 10, None), (5, 1.0, 9, None)]
+    for V, temperature, top_k, top_p in cases:
+        logits = rng.normal(scale=2.0, size=V)
+        if top_p:
+            top_p = _safe_top_p(rng, ref, logits, 0.3, 0.95, temperature, top_k)
+        out, label = _probs(cand, logits, **_kwargs(temperature, top_k, top_p))
+        total = out.sum()
+        if not abs(total - 1.0) <= 1e-6:
+            raise Fail(f"{label} sums to {fmt(total)}, expected 1 (renormalise after every filter)")
+
+
+@invariant("non-negative", "every probability is >= 0 (and not nan)")
+def non_negative(cand, ref, rng):
+    cases = [(6, 1.0, None, None), (9, 0.5, 4, None), (9, 1.5, None, 0.8), (12, 1.0, 6, 0.7)]
+    for V, temperature, top_k, top_p in cases:
+        logits = rng.normal(scale=15.0, size=V) - 40.0
+        out, label = _probs(cand, logits, **_kwargs(temperature, top_k, top_p))
+        bad = np.isnan(out) | (out < 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise Fail(f"{label}: entry [{i}] is {fmt(out[i])}, not a probability")
+
+
+@invariant("temperature", "temperature divides the logits before the softmax (DOMAIN.md figures)")
+def temperature(cand, ref, rng):
+    for t, figure in DOMAIN_TOP.items():
+        out, label = _probs(cand, DOMAIN_LOGITS, what="DOMAIN.md logits", temperature=t)
+        if not abs(out[0] - figure) < 5e-5:
+            raise Fail(f"{label}: the top token has probability {fmt(out[0])}, expected {figure} "
+                       f"(softmax of logits / temperature, for {DOMAIN_TEXT})")
+    for t in (0.25, 0.6, 2.0, 4.0):
+        logits = rng.normal(scale=1.5, size=int(rng.integers(3, 9)))
+        out, label = _probs(cand, logits, temperature=t)
+        check_close(out, _softmax(logits / t), label, context="expected softmax(logits / temperature)")
+
+
+@invariant("greedy", "temperature 0 gives a one-hot at the first argmax, whatever the filters")
+def greedy(cand, ref, rng):
+    cases = []
+    for V in (7, 12):
+        logits = rng.normal(size=V)
+        first, second = sorted(rng.choice(V, size=2, replace=False))
+        logits[first] = logits[second] = logits.max() + 1.0  # a tie: the first one wins
+        cases.append(logits)
+    cases += [np.array([0.3]), rng.normal(size=5) - 50.0]
+    filters = [{}, {"top_k": 3}, {"top_p": 0.5}, {"top_k": 2, "top_p": 0.3}]
+    for i, logits in enumerate(cases):
+        for t in (0, 0.0):
+            kw = {"temperature": t, **filters[i % len(filters)]}
+            out, label = _probs(cand, logits, **kw)
+            want = np.zeros(len(logits))
+            want[int(np.argmax(logits))] = 1.0
+            check_finite(out, label, "temperature 0 must not be divided by: it means greedy")
+            check_close(out, want, label, context=f"temperature 0 is a one-hot at the first index of the "
+                                                  f"largest logit, here {int(np.argmax(logits))}")
+    logits = cases[0]
+    draws, label = _draws(cand, 5, logits, {"temperature": 0.0}, int(rng.integers(2**31)))
+    if (draws != np.argmax(logits)).any():
+        raise Fail(f"{label} drew token {int(draws[draws != np.argmax(logits)][0])}, expected always "
+                   f"{int(np.argmax(logits))} (greedy: the first argmax)")
+
+
+@invariant("top-k", "top_k keeps exactly the k most probable tokens (all when k >= V) and renormalises")
+def top_k(cand, ref, rng):
+    cases = [(np.array([3.0, 1.0, 1.0, 0.0, -1.0]), 1.0, 3)]  # tied tokens, but not at the cut
+    for V, t, k in ((8, 1.0, 3), (8, 0.7, 1), (11, 1.3, 5), (6, 1.0, 5), (6, 1.0, 6), (4, 1.0, 9), (30, 1.0, 12)):
+        cases.append((rng.normal(scale=2.0, size=V), t, k))
+    for logits, t, k in cases:
+        out, label = _probs(cand, logits, temperature=t, top_k=k)
+        want = ref.sampling_probs(logits, t, k)
+        before = _softmax(logits / t)
+        n = min(k, len(logits))
+        _check_kept(out, want, before, label, f"top_k={k} keeps the {n} most probable of {len(logits)} tokens")
+        check_close(out, want, label, context=RENORMALISED)
+
+
+@invariant("top-p", "top_p keeps the smallest most-probable set reaching p (after top-k) and renormalises")
+def top_p(cand, ref, rng):
+    # DOMAIN.md: at T=1, top_p=0.9 keeps exactly 2 of the 8 tokens; the other 6 hold 0.0895 of the mass.
+    # Reversed, the two most probable tokens come last in vocabulary order.
+    domain = ((DOMAIN_LOGITS, "DOMAIN.md logits", [0, 1]),
+              (DOMAIN_LOGITS[::-1].copy(), "reversed DOMAIN.md logits", [7, 6]))
+    for logits, what, top2 in domain:
+        out, label = _probs(cand, logits, what=what, temperature=1.0, top_p=0.9)
+        before = _softmax(logits)
+        want = np.zeros(8)
+        want[top2] = before[top2] / before[top2].sum()
+        why = (f"the 2 most probable tokens hold {fmt(1 - 0.0895)} >= 0.9 (the cumulative probabilities from the "
+               f"most probable down are {_cumulative_text(before, 0.9)}); top_p keeps up to and including the token "
+               f"where the running total first reaches top_p")
+        _check_kept(out, want, before, label, why)
+        check_close(out, want, label, context=RENORMALISED)
+
+    # With top_k=3 at T=1.5 the three survivors hold 0.8654 of the mass; renormalised, the first two already
+    # reach 0.8, whereas measured on the softmax before top-k it takes all three.
+    out, label = _probs(cand, DOMAIN_LOGITS, what="DOMAIN.md logits", temperature=1.5, top_k=3, top_p=0.8)
+    after_k = _softmax(DOMAIN_LOGITS / 1.5)[:3] / _softmax(DOMAIN_LOGITS / 1.5)[:3].sum()
+    want = np.zeros(8)
+    want[:2] = after_k[:2] / after_k[:2].sum()
+    why = (f"after top_k=3 and renormalising, the cumulative probabilities are {_cumulative_text(after_k, 0.8)}, "
+           f"so 2 tokens reach top_p=0.8 (top-p is measured on the distribution top-k leaves, not on the "
+           f"softmax before it)")
+    _check_kept(out, want, _softmax(DOMAIN_LOGITS / 1.5), label, why)
+    check_close(out, want, label, context=RENORMALISED)
+
+    cases = [(5, 1.0, None, 0.3, 0.9), (8, 1.0, None, 0.5, 0.95), (8, 0.7, None, 0.3, 0.8),
+             (13, 1.4, None, 0.6, 0.95), (30, 1.0, None, 0.4, 0.9), (6, 1.0, None, 0.01, 0.05),
+             (10, 1.0, 4, 0.7, 0.95), (12, 1.2, 6, 0.5, 0.9)]
+    for V, t, k, lo, hi in cases:
+        logits = rng.normal(scale=1.5, size=V)
+        p = _safe_top_p(rng, ref, logits, lo, hi, t, k)
+        kw = _kwargs(t, k, p)
+        out, label = _probs(cand, logits, **kw)
+        want = ref.sampling_probs(logits, t, k, p)
+        after_k = ref.sampling_probs(logits, t, k)
+        on = "of the distribution left by top-k, renormalised" if k is not None else "of the most probable tokens"
+        why = (f"the cumulative probabilities {on} are {_cumulative_text(after_k, p)}; keep the smallest set "
+               f"of most probable tokens whose total reaches top_p={fmt(p)}, the token that crosses it included")
+        _check_kept(out, want, _softmax(logits / t), label, why)
+        check_close(out, want, label, context=RENORMALISED)
+
+
+@invariant("matches-reference", "sampling_probs matches a reference to rtol 1e-6 over many settings")
+def matches_reference(cand, ref, rng):
+    for V in (1, 2, 3, 8, 17, 50):
+        for t in (0.3, 1.0, 1.7):
+            k = [None, 1, 3, V, V + 2][int(rng.integers(5))]
+            logits = rng.normal(scale=2.0, size=V)
+            p = _safe_top_p(rng, ref, logits, 0.2, 0.97, t, k) if rng.random() < 0.6 else None
+            out, label = _probs(cand, logits, **_kwargs(t, k, p))
+            check_close(out, ref.sampling_probs(logits, t, k, p), label)
+
+
+@invariant("token-id", "sample returns one token id: a Python or NumPy integer in range(V)")
+def token_id(cand, ref, rng):
+    for V, kw in ((1, {}), (5, {}), (9, {"temperature": 0.8, "top_k": 4}), (9, {"top_p": 0.7})):
+        logits = rng.normal(size=V)
+        seed = int(rng.integers(2**31))
+        value = cand.sample(logits, rng=rng_spec(seed), **kw)
+        _token(value, V, _label("sample", logits, kw) + f" with rng=np.random.default_rng({seed})")
+    logits = rng.normal(size=6)
+    _token(cand.sample(logits), 6, _label("sample", logits, {}) + " without an rng")
+
+
+@invariant("distribution", "many draws follow sampling_probs; filtered tokens are never drawn")
+def distribution(cand, ref, rng):
+    n = 1500
+    logits_b = rng.normal(scale=1.0, size=9)
+    cases = [(DOMAIN_LOGITS, {"temperature": 1.5, "top_k": 5}),
+             (logits_b, {"temperature": 0.8, "top_k": 7,
+                         "top_p": _safe_top_p(rng, ref, logits_b, 0.7, 0.9, 0.8, 7)}),
+             (rng.normal(scale=0.8, size=6), {"temperature": 1.0})]
+    n_tests = sum(len(logits) for logits, _ in cases)
+    for logits, kw in cases:
+        probs = ref.sampling_probs(logits, **kw)
+        draws, label = _draws(cand, n, logits, kw, int(rng.integers(2**31)))
+        counts = np.bincount(draws, minlength=len(logits))
+        for i in np.flatnonzero(probs == 0):
+            if counts[i]:
+                raise Fail(f"{label}: token {i} was drawn {counts[i]} times in {n} draws, but the filters "
+                           f"remove it (probability 0); draw from the filtered, renormalised probabilities")
+        for i in np.flatnonzero(probs > 0):
+            lo, hi = _binomial_band(n, probs[i], FALSE_ALARM / n_tests)
+            if not lo <= counts[i] <= hi:
+                raise Fail(f"{label}: token {i} was drawn {counts[i]} times in {n} draws "
+                           f"({100 * counts[i] / n:.1f}%), expected about {100 * probs[i]:.1f}% "
+                           f"(a correct sampler draws it {lo} to {hi} times); draws must follow the filtered, "
+                           f"renormalised probabilities")
+
+
+@invariant("reproducible", "draws come only from the rng passed in: same seed, same draws; it advances")
+def reproducible(cand, ref, rng):
+    n = 40
+    for V, kw in ((6, {}), (7, {"temperature": 1.2, "top_k": 6})):
+        probs = np.ones(1)
+        while probs.max() >= 0.5:  # so 40 correct draws are never all alike, nor alike across seeds
+            logits = rng.normal(scale=0.3, size=V)
+            probs = ref.sampling_probs(logits, **kw)
+        seed = int(rng.integers(2**31 - 1))
+        first, label = _draws(cand, n, logits, kw, seed)
+        if (first == first[0]).all():
+            raise Fail(f"{label}: {n} draws in a row all gave token {first[0]}, whose probability is "
+                       f"{fmt(probs[first[0]])}; draw from the rng passed in and let it advance "
+                       f"(do not reseed it, copy it or build a new generator inside sample)")
+        again, _ = _draws(cand, n, logits, kw, seed)
+        if (first != again).any():
+            j = int(np.flatnonzero(first != again)[0])
+            raise Fail(f"{label}, called {n} times, twice over with the same seed: draw {j} was token "
+                       f"{first[j]} the first time and {again[j]} the second; use only the rng passed in "
+                       f"for randomness (not np.random.* or a generator of your own)")
+        other, _ = _draws(cand, n, logits, kw, seed + 1)
+        if (first == other).all():
+            raise Fail(f"{label} and the same with np.random.default_rng({seed + 1}) gave the same {n} draws; "
+                       f"the draws must come from the rng passed in")
+
+
+@invariant("stable", "no overflow at logits near 1e4, at temperature 0.01 or in float32")
+def stable(cand, ref, rng):
+    cases = [("logits near 1e4", 1e4 + rng.normal(scale=3.0, size=8), {"temperature": 1.0}),
+             ("logits near -1e4", -1e4 + rng.normal(scale=3.0, size=8), {"temperature": 0.5, "top_k": 5}),
+             ("temperature 0.01", rng.normal(scale=2.0, size=8), {"temperature": 0.01}),
+             ("logits near 1e4 at temperature 0.01", 1e4 + rng.normal(scale=2.0, size=10),
+              {"temperature": 0.01, "top_k": 3})]
+    logits = 1e4 + rng.normal(scale=2.0, size=9)
+    cases.append(("logits near 1e4 with top_p", logits,
+                  {"temperature": 1.0, "top_p": _safe_top_p(rng, ref, logits, 0.6, 0.9)}))
+    for name, logits, kw in cases:
+        out, label = _probs(cand, logits, **kw)
+        check_finite(out, label, f"{name}: subtract the maximum before exp")
+        check_close(out, ref.sampling_probs(logits, **kw), label, context=name)
+    logits32 = (80.0 + rng.normal(scale=10.0, size=7)).astype(np.float32)
+    out, label = _probs(cand, logits32, what="float32 logits", temperature=1.0)
+    check_finite(out, label, "float32 exp overflows past 88: subtract the maximum")
+    check_close(out, ref.sampling_probs(logits32.astype(np.float64)), label, rtol=1e-4, atol=1e-6)
+    logits = 1e4 + rng.normal(scale=2.0, size=8)
+    probs = ref.sampling_probs(logits, 0.01)
+    seed = int(rng.integers(2**31))
+    label = _label("sample", logits, {"temperature": 0.01}) + f" with rng=np.random.default_rng({seed})"
+    token = _token(cand.sample(logits, temperature=0.01, rng=rng_spec(seed)), len(logits), label)
+    if probs[token] == 0:
+        raise Fail(f"{label} drew token {token}, whose probability is 0 ({fmt(logits[token])} is far below the "
+                   f"largest logit {fmt(logits.max())})")
+
+
+@invariant("bad-input", "ValueError for temperature < 0, top_k < 1 and top_p outside (0, 1]")
+def bad_input(cand, ref, rng):
+    logits = rng.normal(size=6)
+    bad = [{"temperature": -0.5}, {"temperature": -1e-3}, {"top_k": 0}, {"top_k": -2},
+           {"top_p": 0.0}, {"top_p": -0.1}, {"top_p": 1.5}, {"top_p": 1.0001}]
+    for kw in bad:
+        expect_raises(cand, "ValueError", "sampling_probs", logits, what=_label("sampling_probs", logits, kw), **kw)
+    for kw in ({"temperature": -1.0}, {"top_k": 0}, {"top_p": 2.0}):
+        full = {**kw, "rng": rng_spec(0)}
+        expect_raises(cand, "ValueError", "sample", logits, what=_label("sample", logits, full), **full)
+    # The edges of the valid ranges must still work.
+    for kw in ({"top_p": 1.0}, {"top_k": 1}, {"top_k": 50}, {"temperature": 0.0}):
+        _probs(cand, logits, **kw)
+
+
+@invariant("input-unchanged", "the caller's logits are not modified")
+def input_unchanged(cand, ref, rng):
+    logits = rng.normal(scale=3.0, size=9)
+    for fn, kw in (("sampling_probs", {"temperature": 0.7, "top_k": 5, "top_p": 0.8}),
+                   ("sampling_probs", {"temperature": 0.0}),
+                   ("sample", {"temperature": 1.3, "top_k": 4, "rng": rng_spec(3)})):
+        for _ in range(2):  # a second call would see the damage of the first
+            _, (after, *_), _ = cand.call_tracking_args(fn, logits, **kw)
+            check_unchanged(logits, after, f"logits of shape {shape_of(logits)} passed to {_label(fn, logits, kw)}")
