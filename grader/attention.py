@@ -11,6 +11,7 @@ from attnprep.grading import (
     check_unchanged,
     fmt,
     invariant,
+    mistake,
     shape_of,
 )
 
@@ -263,3 +264,150 @@ def input_unchanged(cand, ref, rng):
         _, after, _ = cand.call_tracking_args("attention", q, k, v)
         for name, before, got in zip(("q", "k", "v"), (q, k, v), after, strict=True):
             check_unchanged(before, got, f"{name} of shape {shape_of(before)} (no mask)")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------
+
+def _probe_mask(t_q, t_k, shift):
+    """A fixed (T_q, T_k) mask: every row has blocked and open keys, and the columns differ."""
+    i, j = np.indices((t_q, t_k))
+    return (i + 2 * j + shift) % 3 == 0
+
+
+def probes(rng):
+    # 2-D, T_q != T_k, d_k != d_v: the scale, the softmax axis and a default mask show.
+    yield "attention", _qkv(rng, (), 4, 6, 3, 5, scale=1.5), {}
+    # 2-D and square, with a mask: a missing keepdims broadcasts silently here.
+    q, k, v = _qkv(rng, (), 5, 5, 4, 2, scale=1.5)
+    yield "attention", (q, k, v, _probe_mask(5, 5, 1)), {}
+    # batched, one (T_q, T_k) mask shared by the batch: the mask, np.dot, k.T, softmax over axis 1.
+    q, k, v = _qkv(rng, (2,), 5, 7, 4, 3, scale=1.5)
+    yield "attention", (q, k, v, _probe_mask(5, 7, 0)), {}
+    # 4-D without a mask: axis 1 is a batch axis here.
+    yield "attention", _qkv(rng, (2, 3), 4, 6, 5, 2), {}
+    # scores near +1e4, and query rows at very different scales.
+    q, k, v = _qkv(rng, (), 4, 5, 4, 3)
+    q[:, 0], k[:, 0] = 2e4, 1.0
+    yield "attention", (q, k, v), {}
+    q, k, v = _qkv(rng, (), 4, 6, 3, 2)
+    yield "attention", (q * np.array([1e-3, 1.0, 1e2, 1e4])[:, None], k, v), {}
+
+
+def _variant(q, k, v, mask=None, *, divisor=None, fill=-np.inf, invert=False, after=False, axis=-1,
+             subtract="row", causal_default=False):
+    """Attention with one known mistake switched on."""
+    d_k = q.shape[-1]
+    scores = q @ np.swapaxes(k, -1, -2) / (np.sqrt(d_k) if divisor is None else divisor(d_k, v.shape[-1]))
+    if mask is None and causal_default:
+        mask = np.triu(np.ones(scores.shape[-2:], dtype=bool), k=1)
+    if mask is not None and not after:
+        scores = np.where(mask, scores, fill) if invert else np.where(mask, fill, scores)
+    if subtract == "row":
+        scores = scores - scores.max(axis=axis, keepdims=True)
+    elif subtract == "global":
+        scores = scores - scores.max()
+    w = np.exp(scores)
+    w = w / w.sum(axis=axis, keepdims=True)
+    if mask is not None and after:
+        w = np.where(mask, 0.0, w)
+    return w @ v
+
+
+@mistake("missing-scale", "divide the scores q @ k^T by sqrt(d_k), the width of q and k, before the softmax")
+def _missing_scale(q, k, v, mask=None):
+    return _variant(q, k, v, mask, divisor=lambda d_k, d_v: 1.0)
+
+
+@mistake("scale-by-d-k", "divide the scores by sqrt(d_k), not by d_k itself")
+def _scale_by_d_k(q, k, v, mask=None):
+    return _variant(q, k, v, mask, divisor=lambda d_k, d_v: d_k)
+
+
+@mistake("scale-by-d-v", "divide the scores by sqrt(d_k), the width of q and k (q.shape[-1]), not of the values")
+def _scale_by_d_v(q, k, v, mask=None):
+    return _variant(q, k, v, mask, divisor=lambda d_k, d_v: np.sqrt(d_v))
+
+
+@mistake("scale-multiplied", "divide the scores by sqrt(d_k) instead of multiplying them by it")
+def _scale_multiplied(q, k, v, mask=None):
+    return _variant(q, k, v, mask, divisor=lambda d_k, d_v: 1.0 / np.sqrt(d_k))
+
+
+@mistake("mask-ignored", "apply the mask: set the scores where it is True to -inf before the softmax")
+def _mask_ignored(q, k, v, mask=None):
+    return _variant(q, k, v)
+
+
+@mistake("mask-inverted", "True in the mask means blocked: set the scores to -inf where the mask is True, "
+         "not where it is False")
+def _mask_inverted(q, k, v, mask=None):
+    return _variant(q, k, v, mask, invert=True, fill=-1e9)
+
+
+@mistake("mask-after-softmax", "mask the scores with -inf before the softmax; zeroing weights afterwards leaves "
+         "rows that no longer sum to one")
+def _mask_after_softmax(q, k, v, mask=None):
+    return _variant(q, k, v, mask, after=True)
+
+
+@mistake("mask-boolean-index", "apply the mask with np.where(mask, -np.inf, scores), which broadcasts; "
+         "scores[mask] = -inf needs a mask of exactly the scores' shape")
+def _mask_boolean_index(q, k, v, mask=None):
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores[mask] = -np.inf
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return w / w.sum(axis=-1, keepdims=True) @ v
+
+
+@mistake("causal-by-default", "without a mask every query sees every key: apply a mask only when one is given")
+def _causal_by_default(q, k, v, mask=None):
+    return _variant(q, k, v, mask, causal_default=True)
+
+
+@mistake("softmax-over-queries", "take the softmax over the keys, the last axis (axis=-1), not axis -2")
+def _softmax_over_queries(q, k, v, mask=None):
+    return _variant(q, k, v, mask, axis=-2)
+
+
+@mistake("softmax-wrong-axis", "take the softmax over the last axis (axis=-1): axis=1 is the key axis only "
+         "for 2-D inputs")
+def _softmax_axis_one(q, k, v, mask=None):
+    return _variant(q, k, v, mask, axis=1)
+
+
+@mistake("missing-keepdims", "reduce with keepdims=True so each row's max and sum broadcast back over the keys")
+def _missing_keepdims(q, k, v, mask=None):
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, -np.inf, scores)
+    w = np.exp(scores - scores.max(axis=-1))
+    return w / w.sum(axis=-1) @ v
+
+
+@mistake("no-max-subtraction", "subtract each row's maximum from the scores before np.exp: scores near 1e4 "
+         "overflow")
+def _no_max_subtraction(q, k, v, mask=None):
+    return _variant(q, k, v, mask, subtract=None)
+
+
+@mistake("global-max", "subtract the maximum of each row (axis=-1, keepdims=True), not one maximum of all the "
+         "scores: a row far below it underflows to 0/0")
+def _global_max(q, k, v, mask=None):
+    return _variant(q, k, v, mask, subtract="global")
+
+
+@mistake("transpose-all-axes", "swap only the last two axes of k (np.swapaxes(k, -1, -2)); k.T reverses the "
+         "batch axes as well")
+def _transpose_all_axes(q, k, v, mask=None):
+    return _variant(q, np.swapaxes(k.T, -1, -2), v, mask)
+
+
+@mistake("np-dot-not-batched", "use the @ operator (np.matmul) for the two products: np.dot on 3-D and 4-D "
+         "arrays is not a batched matrix product")
+def _np_dot(q, k, v, mask=None):
+    scores = np.dot(q, np.swapaxes(k, -1, -2)) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, -np.inf, scores)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return np.dot(w / w.sum(axis=-1, keepdims=True), v)

@@ -11,6 +11,7 @@ from attnprep.grading import (
     check_unchanged,
     fmt,
     invariant,
+    mistake,
     shape_of,
     unpack,
 )
@@ -224,3 +225,159 @@ def input_unchanged(cand, ref, rng):
                         check_unchanged(cache[1], pair[1], f"the cached V (shape {shape_of(cache[1])})")
                     else:
                         check_unchanged(before, got, f"{name} of shape {shape_of(before)}")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------------
+
+def probes(rng):
+    # A cache of t=5 positions, 3 heads of d_head=4: d_head, t, n_heads and d_model all differ.
+    W = _weights(rng, 12, 2.0)
+    yield "decode_step", (rng.normal(size=(2, 12)), _random_cache(rng, 2, 3, 5, 4, 2.0), *W, 3), {}
+    # The first step, with nothing cached.
+    W = _weights(rng, 8, 2.0)
+    yield "decode_step", (rng.normal(size=(2, 8)), None, *W, 2), {}
+    # Sequences at very different scales in one batch: scores from about 0 to well past 1e3.
+    B, d_model, n_heads, t = 3, 12, 3, 4
+    scales = np.array([1.0, 30.0, 0.05])
+    K0, V0 = _random_cache(rng, B, n_heads, t, d_model // n_heads)
+    cache = (K0 * scales[:, None, None, None], V0 * scales[:, None, None, None])
+    yield "decode_step", (rng.normal(size=(B, d_model)) * scales[:, None], cache, *_weights(rng, d_model, 2.0),
+                          n_heads), {}
+    # Integer weight matrices: an in-place float update of a weight (W_q /= ...) cannot be stored in them.
+    W = tuple(rng.integers(-2, 3, size=(8, 8)) for _ in range(4))
+    yield "decode_step", (rng.normal(size=(1, 8)), _random_cache(rng, 1, 2, 3, 4), *W, 2), {}
+
+
+def _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, *, divide_by=None, heads=None, append=None, start=None,
+             keys=None, mask=None, subtract=None):
+    """decode_step with one known mistake switched on (never writing into the caller's cache)."""
+    B, d_model = x_t.shape
+    d_head = d_model // n_heads
+    split = heads or (lambda a: a.reshape(B, n_heads, 1, d_head))
+    q, k, v = split(x_t @ W_q), split(x_t @ W_k), split(x_t @ W_v)
+    if cache is None and start is not None:
+        cache = start(B, n_heads, d_head)
+    if cache is None:
+        K, V = k, v
+    else:
+        append = append or (lambda old, new: np.concatenate([old, new], axis=2))
+        K, V = append(cache[0], k), append(cache[1], v)
+    if keys is not None:
+        K, V = keys(K, k), keys(V, v)
+    s = q @ K.swapaxes(-1, -2) / (np.sqrt(d_head) if divide_by is None else divide_by(d_model, d_head))
+    if mask is not None:
+        s = np.where(mask(s.shape[-1]), -np.inf, s)
+    e = np.exp(s - (s.max(axis=-1, keepdims=True) if subtract is None else subtract(s)))
+    w = e / e.sum(axis=-1, keepdims=True)
+    out = w @ V
+    merge = (lambda o: o.reshape(B, d_model)) if heads is None else (lambda o: o[:, :, 0, :].transpose(0, 2, 1)
+                                                                   .reshape(B, d_model))
+    return merge(out) @ W_o, (K, V)
+
+
+@mistake("no-scale", "divide the scores q . k by sqrt(d_head) before the softmax")
+def _no_scale(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: 1.0)
+
+
+@mistake("scale-by-d-model", "divide the scores by sqrt(d_head), the width of one head, not sqrt(d_model)")
+def _scale_by_d_model(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: np.sqrt(D))
+
+
+@mistake("scale-by-d-k", "divide the scores by the square root of d_head, not by d_head itself")
+def _scale_by_d_k(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: float(dh))
+
+
+@mistake("no-max-subtraction", "subtract each row's maximum from the scores before np.exp: scores past about 709 "
+                               "overflow")
+def _no_max_subtraction(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, subtract=lambda s: 0.0)
+
+
+@mistake("global-max", "subtract the maximum of each query's own scores (axis=-1, keepdims=True), not one maximum "
+                       "of the whole batch")
+def _global_max(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, subtract=lambda s: s.max())
+
+
+@mistake("mask-includes-diagonal", "do not mask the new token's own position: it attends to every cached position "
+                                   "and to itself")
+def _mask_self(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, mask=lambda n: np.arange(n) == n - 1)
+
+
+@mistake("mask-from-position-0", "the new token is the last position, so every cached key is in its past: use no "
+                                 "mask here, not a causal mask built as if the query were position 0")
+def _mask_row_zero(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, mask=lambda n: np.arange(n) > 0)
+
+
+@mistake("heads-interleaved", "split into heads with reshape(B, n_heads, d_head): head h holds the contiguous "
+                              "features h*d_head:(h+1)*d_head, not every n_heads-th feature")
+def _interleaved_heads(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    B, d_model = x_t.shape
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads,
+                    heads=lambda a: a.reshape(B, d_model // n_heads, n_heads).transpose(0, 2, 1)[:, :, None, :])
+
+
+@mistake("new-position-prepended", "append the new key and value after the cached ones "
+                                   "(np.concatenate([cache_K, k], axis=2)), not in front of them")
+def _prepend(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads,
+                    append=lambda old, new: np.concatenate([new, old], axis=2))
+
+
+@mistake("cache-grows-wrong-axis", "append the new key and value along axis 2, the positions of "
+                                   "(B, n_heads, t, d_head), not along the heads (axis 1)")
+def _concat_head_axis(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads,
+                    append=lambda old, new: np.concatenate([old, new], axis=1))
+
+
+@mistake("keys-stored-transposed", "keep the cached keys as (B, n_heads, t, d_head), like the values, and transpose "
+                                   "only when computing the scores")
+def _pretransposed_keys(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    B, d_model = x_t.shape
+    d_head = d_model // n_heads
+    q = (x_t @ W_q).reshape(B, n_heads, 1, d_head)
+    kT = (x_t @ W_k).reshape(B, n_heads, d_head, 1)
+    v = (x_t @ W_v).reshape(B, n_heads, 1, d_head)
+    KT, V = (kT, v) if cache is None else (np.concatenate([cache[0], kT], axis=-1),
+                                           np.concatenate([cache[1], v], axis=2))
+    s = q @ KT / np.sqrt(d_head)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return ((e / e.sum(axis=-1, keepdims=True)) @ V).reshape(B, d_model) @ W_o, (KT, V)
+
+
+@mistake("cache-rebuilt-from-current-token", "copy the cached keys and values of earlier positions as they are "
+                                             "and append only the new token's; x_t alone cannot recompute them")
+def _keys_from_current_token(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads,
+                    keys=lambda full, new: np.repeat(new, full.shape[2], axis=2))
+
+
+@mistake("zero-initial-cache", "with cache=None start from an empty cache: the first token's K and V hold just "
+                               "that token, not a zero position before it")
+def _zero_initial_cache(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads,
+                    start=lambda B, H, dh: (np.zeros((B, H, 1, dh)), np.zeros((B, H, 1, dh))))
+
+
+@mistake("cached-keys-prescaled", "keep the cached keys as x @ W_k and divide the scores by sqrt(d_head) instead; "
+                                  "scaling the keys changes the cache handed back (and K *= ... writes into the "
+                                  "caller's arrays)")
+def _cache_prescaled(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    d_head = x_t.shape[1] // n_heads
+    y, (K, V) = _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads)
+    return y, (K / np.sqrt(d_head), V)
+
+
+@mistake("weights-scaled-in-place", "leave the weight matrices as passed: W_q /= ... writes into the caller's array, "
+                                    "so every later call sees smaller weights; divide the scores (or a new array) "
+                                    "instead")
+def _wq_scaled_in_place(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    W_q = np.array(W_q)  # a private copy of the caller's dtype: an integer matrix cannot take the float result
+    W_q /= np.sqrt(x_t.shape[1] // n_heads)
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: 1.0)

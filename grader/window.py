@@ -14,6 +14,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    mistake,
     shape_of,
     unpack,
 )
@@ -299,3 +300,136 @@ def input_unchanged(cand, ref, rng):
         _, after, _ = cand.call_tracking_args("window_attention", q, k, v, 3)
         for name, before, got in zip(("q", "k", "v"), (q, k, v), after[:3], strict=True):
             check_unchanged(before, got, f"{name} of shape {shape_of(before)}")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------
+
+def probes(rng):
+    for T, window in ((7, 3), (5, 1), (6, 0)):
+        yield "sliding_window_mask", (T, window), {}
+    yield "window_attention", (*_qkv(rng, 6, 4, 3, scale=1.5), 3), {}
+    # later keys score about 1e4 higher per step: a blocked future outscores every open key
+    T = 6
+    q = np.column_stack([np.full(T, 100.0), rng.normal(size=T)])
+    k = np.column_stack([np.arange(T) * 100.0 * np.sqrt(2.0), rng.normal(size=T)])
+    yield "window_attention", (q, k, rng.normal(size=(T, 3)), 2), {}
+    # every score near +1e4
+    q, k, v = _qkv(rng, 5, 4, 2)
+    q[:, 0], k[:, 0] = 2e4, 1.0
+    yield "window_attention", (q, k, v, 2), {}
+    # query rows at very different scales
+    q, k, v = _qkv(rng, 5, 3, 2)
+    yield "window_attention", (q * np.array([1e4, 1e-3, 1.0, 1e2, 1e-3])[:, None], k, v, 5), {}
+
+
+def _band(T, window, *, validate=True, future=lambda i, j: j > i, past=lambda d, w: d >= w):
+    """A sliding-window mask; `past(i - j, window)` says which earlier keys are blocked."""
+    if validate and window < 1:
+        raise ValueError(f"window must be at least 1, got {window}")
+    i, j = np.indices((T, T))
+    return future(i, j) | past(i - j, window)
+
+
+@mistake("mask-includes-diagonal", "block only the strict future (j > i): every position attends to itself",
+         fn="sliding_window_mask")
+def _mask_includes_diagonal(T, window):
+    return _band(T, window, future=lambda i, j: j >= i)
+
+
+@mistake("mask-blocks-past", "block the future (j > i) and the keys window or more steps back (i - j >= window); "
+         "this blocks the past and opens the future", fn="sliding_window_mask")
+def _mask_blocks_past(T, window):
+    return _band(T, window, future=lambda i, j: j < i, past=lambda d, w: -d >= w)
+
+
+@mistake("mask-forgets-future", "also block the future (j > i): |i - j| < window lets each query see the next "
+         "window - 1 keys", fn="sliding_window_mask")
+def _mask_forgets_future(T, window):
+    return _band(T, window, future=lambda i, j: np.zeros_like(i, dtype=bool), past=lambda d, w: np.abs(d) >= w)
+
+
+@mistake("window-off-by-one", "the window counts the position itself: block where i - j >= window, so row i "
+         "keeps min(i + 1, window) keys", fn="sliding_window_mask")
+def _window_one_too_many(T, window):
+    return _band(T, window, past=lambda d, w: d > w)
+
+
+@mistake("window-off-by-one", "the window counts the position itself: block where i - j >= window, so row i "
+         "keeps min(i + 1, window) keys", fn="sliding_window_mask")
+def _window_one_too_few(T, window):
+    return _band(T, window, past=lambda d, w: d >= w - 1)
+
+
+@mistake("no-validation", "raise ValueError when window < 1: a window of 0 blocks every key, the diagonal too",
+         fn="sliding_window_mask")
+def _no_validation(T, window):
+    return _band(T, window, validate=False)
+
+
+def _variant(q, k, v, window, *, divisor=None, fill=None, after=False, axis=-1, subtract="row", raw_weights=False):
+    """window_attention with one known mistake switched on."""
+    T = q.shape[0]
+    blocked = _band(T, window)
+    scores = q @ k.T / (np.sqrt(q.shape[1]) if divisor is None else divisor(q.shape[1]))
+    if raw_weights:
+        raw = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return _variant(q, k, v, window)[0], raw / raw.sum(axis=-1, keepdims=True)
+    if fill is not None:
+        scores = scores + fill * blocked
+    elif not after:
+        scores = np.where(blocked, -np.inf, scores)
+    if subtract == "row":
+        scores = scores - scores.max(axis=axis, keepdims=True)
+    elif subtract == "global":
+        scores = scores - scores.max()
+    w = np.exp(scores)
+    w = w / w.sum(axis=axis, keepdims=True)
+    if after:
+        w = np.where(blocked, 0.0, w)
+    return w @ v, w
+
+
+@mistake("missing-scale", "divide the scores q @ k.T by sqrt(d_k) before the softmax", fn="window_attention")
+def _missing_scale(q, k, v, window):
+    return _variant(q, k, v, window, divisor=lambda d_k: 1.0)
+
+
+@mistake("scale-by-d-k", "divide the scores by sqrt(d_k), not by d_k itself", fn="window_attention")
+def _scale_by_d_k(q, k, v, window):
+    return _variant(q, k, v, window, divisor=lambda d_k: d_k)
+
+
+@mistake("mask-after-softmax", "set the blocked scores to -inf before the softmax; zeroing weights afterwards "
+         "leaves rows that no longer sum to one", fn="window_attention")
+def _mask_after_softmax(q, k, v, window):
+    return _variant(q, k, v, window, after=True)
+
+
+@mistake("weights-before-mask", "return the weights of the masked softmax, the ones that multiply v, not the "
+         "softmax of the unmasked scores", fn="window_attention")
+def _weights_before_mask(q, k, v, window):
+    return _variant(q, k, v, window, raw_weights=True)
+
+
+@mistake("finite-mask-fill", "set the blocked scores to -np.inf (np.where): a finite penalty like -1e4 lets a "
+         "blocked key that scores far higher leak through", fn="window_attention")
+def _finite_mask_fill(q, k, v, window):
+    return _variant(q, k, v, window, fill=-1e4)
+
+
+@mistake("softmax-over-queries", "take the softmax over the keys, the last axis (axis=-1), not axis 0",
+         fn="window_attention")
+def _softmax_over_queries(q, k, v, window):
+    return _variant(q, k, v, window, axis=0)
+
+
+@mistake("no-max-subtraction", "subtract each row's maximum from the scores before np.exp: scores near 1e4 "
+         "overflow", fn="window_attention")
+def _no_max_subtraction(q, k, v, window):
+    return _variant(q, k, v, window, subtract=None)
+
+
+@mistake("global-max", "subtract the maximum of each row (axis=-1, keepdims=True), not one maximum of all the "
+         "scores: a row far below it underflows to 0/0", fn="window_attention")
+def _global_max(q, k, v, window):
+    return _variant(q, k, v, window, subtract="global")

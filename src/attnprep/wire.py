@@ -79,6 +79,11 @@ def encode(value: Any, blobs: list[bytes], limit: int = MAX_MESSAGE_BYTES, depth
     if isinstance(value, np.generic):
         if isinstance(value, np.object_):
             return {"$unsupported": type(value).__name__}
+        kind = value.dtype.kind
+        if kind in "biu":  # plain JSON is far cheaper than an np.save blob per scalar
+            return {"$npscalar": int(value), "dtype": value.dtype.str}
+        if kind == "f" and value.dtype.itemsize <= 8:
+            return {"$npscalar": float(value), "dtype": value.dtype.str}
         blobs.append(_array_bytes(np.asarray(value)))
         return {"$np": len(blobs) - 1}
     if isinstance(value, RngSpec):
@@ -113,6 +118,11 @@ def decode(data: Any, blobs: list[bytes], build_rng: bool = False) -> Any:
         except Exception as exc:  # malformed or pickled payloads are refused
             raise WireError(f"unreadable array payload: {exc}") from None
         return arr[()] if "$np" in data else arr
+    if "$npscalar" in data:
+        dtype = np.dtype(str(data.get("dtype")))
+        if dtype.kind not in "biuf" or isinstance(data["$npscalar"], (dict, list, str)):
+            raise WireError("bad scalar")
+        return dtype.type(data["$npscalar"])
     if "$tuple" in data:
         return tuple(decode(v, blobs, build_rng) for v in data["$tuple"])
     if "$dict" in data:

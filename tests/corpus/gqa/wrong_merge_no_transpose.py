@@ -1,6 +1,7 @@
 # attnprep: gqa
 # expect: fail equals-mha prefix matches-reference
 # mistake: splits the heads correctly but merges them back with a reshape and no transpose
+# diagnosis: merge-without-transpose
 import numpy as np
 
 

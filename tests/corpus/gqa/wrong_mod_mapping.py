@@ -1,6 +1,7 @@
 # attnprep: gqa
 # expect: fail group-mapping matches-reference
 # mistake: query head h reads KV head h % n_kv_heads instead of h // (n_heads // n_kv_heads)
+# diagnosis: kv-head-modulo
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: gqa
 # expect: fail prefix equals-mha mqa matches-reference
 # mistake: forgets the causal mask, so every position attends to the future too
+# diagnosis: no-causal-mask
 import numpy as np
 
 

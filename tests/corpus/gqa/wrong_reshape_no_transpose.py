@@ -1,6 +1,7 @@
 # attnprep: gqa
 # expect: fail equals-mha prefix matches-reference
 # mistake: reshapes (B, T, H*hd) straight to (B, H, T, hd) without the transpose, mixing tokens across heads
+# diagnosis: split-without-transpose
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: gqa
 # expect: fail scale equals-mha matches-reference
 # mistake: scales the scores by sqrt(d_model) instead of sqrt(hd), the size of one head
+# diagnosis: scale-by-d-model
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: gqa
 # expect: fail group-mapping matches-reference
 # mistake: np.tile instead of np.repeat to share the KV heads, so head h reads KV head h % n_kv_heads
+# diagnosis: kv-head-modulo
 import numpy as np
 
 

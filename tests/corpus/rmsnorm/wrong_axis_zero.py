@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail last-axis unit-rms
 # mistake: normalises over the first axis (across positions) instead of the features
+# diagnosis: rms-norm-wrong-axis
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail no-centering
 # mistake: rms_norm subtracts the mean first, which makes it a LayerNorm without bias
+# diagnosis: rms-norm-centres
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail eps
 # mistake: adds eps to the RMS, outside the square root
+# diagnosis: eps-outside-sqrt layer-norm-eps-outside-sqrt
 import numpy as np
 
 

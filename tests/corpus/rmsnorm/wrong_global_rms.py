@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail last-axis unit-rms scale-invariant
 # mistake: one RMS for the whole array instead of one per vector
+# diagnosis: rms-norm-whole-array
 import numpy as np
 
 

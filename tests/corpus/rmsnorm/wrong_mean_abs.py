@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail unit-rms
 # mistake: divides by the mean absolute value instead of the root mean square
+# diagnosis: rms-mean-abs
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail last-axis shape
 # mistake: reduces without keepdims, which only broadcasts for 1-D or square inputs
+# diagnosis: missing-keepdims
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail layer-norm-moments
 # mistake: layer_norm divides by the standard deviation but never subtracts the mean
+# diagnosis: layer-norm-no-centring
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail unit-rms scale-invariant
 # mistake: divides by the mean square, forgetting the square root
+# diagnosis: rms-no-sqrt
 import numpy as np
 
 

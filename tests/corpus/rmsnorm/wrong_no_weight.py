@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail weight-bias
 # mistake: rms_norm forgets to multiply by the learned weight
+# diagnosis: rms-norm-forgets-weight
 import numpy as np
 
 

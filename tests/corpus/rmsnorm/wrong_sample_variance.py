@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail layer-norm-moments
 # mistake: layer_norm uses the sample variance (ddof=1) instead of the population variance
+# diagnosis: sample-variance
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: rope
 # expect: fail frequencies matches-reference
 # mistake: hard-codes 10000 and ignores the base argument
+# diagnosis: rope-base-ignored
 import numpy as np
 
 

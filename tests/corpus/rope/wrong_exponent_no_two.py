@@ -1,6 +1,7 @@
 # attnprep: rope
 # expect: fail frequencies matches-reference
 # mistake: frequencies base^(-i/d): the factor 2 in the exponent is missing
+# diagnosis: rope-exponent-missing-two
 import numpy as np
 
 

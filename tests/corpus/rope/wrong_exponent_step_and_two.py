@@ -1,6 +1,7 @@
 # attnprep: rope
 # expect: fail frequencies matches-reference
 # mistake: i steps 0, 2, 4, ... and the exponent still multiplies by 2, giving base^(-4i/d)
+# diagnosis: rope-exponent-doubled
 import numpy as np
 
 

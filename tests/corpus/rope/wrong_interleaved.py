@@ -1,6 +1,7 @@
 # attnprep: rope
 # expect: fail layout matches-reference
 # mistake: pairs neighbouring features (2i, 2i+1) as in the RoFormer paper instead of i with i + d/2
+# diagnosis: rope-interleaved
 import numpy as np
 
 

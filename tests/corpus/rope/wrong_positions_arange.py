@@ -1,6 +1,7 @@
 # attnprep: rope
 # expect: fail positions relative matches-reference
 # mistake: ignores the positions argument and rotates row t by position t (np.arange(T))
+# diagnosis: rope-positions-ignored
 import numpy as np
 
 

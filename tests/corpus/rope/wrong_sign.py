@@ -1,6 +1,7 @@
 # attnprep: rope
 # expect: fail direction matches-reference
 # mistake: the sin terms have the wrong signs, so every pair turns clockwise
+# diagnosis: rope-clockwise
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: rope
 # expect: fail direction position-zero matches-reference
 # mistake: sin and cos are swapped in the rotation
+# diagnosis: rope-sin-cos-swapped
 import numpy as np
 
 
