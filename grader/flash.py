@@ -1,0 +1,349 @@
+"""Hidden checks for the `flash` exercise."""
+
+import numpy as np
+
+from attnprep.grading import (
+    Fail,
+    as_float,
+    check_close,
+    check_finite,
+    check_shape,
+    check_unchanged,
+    fmt,
+    invariant,
+    mistake,
+    shape_of,
+)
+
+FUNCTIONS = ("flash_attention",)
+
+MIB = 2 ** 20
+# The memory check: one call at T = 4096 against one T x T float64 matrix (128 MiB).
+MEM_T, MEM_D, MEM_DV, MEM_BLOCK = 4096, 16, 8, 64
+MEM_LIMIT = MEM_T * MEM_T * 8 // 8  # 16 MiB, an eighth of the matrix; a tiled solution needs well under 2
+
+
+def _dense(q, k, v, causal=False):
+    """Plain softmax(q k^T / sqrt(d)) v, the checks' own model."""
+    s = q @ k.T / np.sqrt(q.shape[1])
+    if causal:
+        s = np.where(np.triu(np.ones(s.shape, dtype=bool), 1), -np.inf, s)
+    w = np.exp(s - s.max(axis=1, keepdims=True))
+    return (w / w.sum(axis=1, keepdims=True)) @ v
+
+
+def _inputs(rng, T, d, d_v, scale=1.0):
+    return rng.normal(scale=scale, size=(T, d)), rng.normal(scale=scale, size=(T, d)), rng.normal(size=(T, d_v))
+
+
+def _label(q, v, block_size, causal):
+    return (f"flash_attention(q, k of shape {shape_of(q)}, v of shape {shape_of(v)}, block_size={block_size}, "
+            f"causal={causal})")
+
+
+def _run(cand, q, k, v, block_size, causal=False):
+    label = _label(q, v, block_size, causal)
+    out = as_float(cand.flash_attention(q, k, v, block_size=block_size, causal=causal), label)
+    check_shape(out, (q.shape[0], v.shape[1]), label)
+    return out, label
+
+
+def _close(a, b):
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9))
+
+
+def _first_bad_row(got, want):
+    bad = ~np.isclose(got, want, rtol=1e-6, atol=1e-9, equal_nan=True)
+    rows = np.flatnonzero(bad.any(axis=1))
+    return int(rows[0]) if len(rows) else None
+
+
+@invariant("shape", "the output has shape (T, d_v)")
+def shape(cand, ref, rng):
+    for T, d, d_v, bs in ((12, 4, 3, 4), (5, 6, 2, 8), (1, 3, 5, 64), (20, 2, 7, 6)):
+        for causal in (False, True):
+            _run(cand, *_inputs(rng, T, d, d_v), bs, causal)
+
+
+@invariant("block-size-independent", "block sizes 1, 7, 64 and T give the same result")
+def block_size_independent(cand, ref, rng):
+    T, d, d_v = 50, 6, 4
+    for causal_ in (False, True):
+        q, k, v = _inputs(rng, T, d, d_v, scale=1.5)
+        whole, whole_label = _run(cand, q, k, v, T, causal_)
+        for bs in (1, 7, 64):
+            out, label = _run(cand, q, k, v, bs, causal_)
+            row = _first_bad_row(out, whole)
+            if row is None:
+                continue
+            col = int(np.argmax(np.abs(out[row] - whole[row])))
+            msg = (f"{label} gives out[{row}, {col}] = {fmt(out[row, col])}, but block_size={T} (one block holding "
+                   f"all T={T} keys) gives {fmt(whole[row, col])}: the result must not depend on how the keys are "
+                   "split")
+            kept = T - T % bs
+            if T % bs and kept and _close(out[:kept], _dense(q[:kept], k[:kept], v[:kept], causal_)):
+                msg += (f". T={T} is not a multiple of {bs} and the last {T % bs} keys were left out: the final, "
+                        "partial block counts too")
+            elif causal_:
+                msg += (". With causal=True, mask key j for query i when j > i in global positions (tile start + "
+                        "offset); and whenever a tile raises a row's running max, rescale the running sum and the "
+                        "accumulator by exp(m_old - m_new)")
+            else:
+                msg += (". Whenever a tile raises a row's running max, rescale the running sum and the accumulator "
+                        "by exp(m_old - m_new)")
+            raise Fail(msg)
+
+
+@invariant("ragged-blocks", "T not a multiple of block_size: the last, partial block counts")
+def ragged_blocks(cand, ref, rng):
+    for T, d, d_v, bs, causal_ in ((10, 4, 3, 4, False), (13, 6, 5, 5, False), (3, 4, 2, 8, False),
+                                   (9, 3, 7, 8, False), (11, 5, 2, 4, True)):
+        q, k, v = _inputs(rng, T, d, d_v)
+        label = _label(q, v, bs, causal_)
+        out = as_float(cand.flash_attention(q, k, v, block_size=bs, causal=causal_), label)
+        tail = T % bs
+        whole = T - tail
+        ctx = f"T={T} is not a multiple of block_size={bs}: the last block holds only {tail} rows"
+        if out.ndim == 2 and out.shape[0] == whole and out.shape[0] != T:
+            raise Fail(f"{label} returned {out.shape[0]} rows instead of T={T}; {ctx} and must be processed too")
+        check_shape(out, (T, d_v), label)
+        want = _dense(q, k, v, causal_)
+        if _close(out, want):
+            continue
+        if whole and not _close(out[whole:], want[whole:]) and _close(out[:whole], want[:whole]):
+            raise Fail(f"{label}: rows {whole}..{T - 1} are wrong (row {T - 1} is {np.round(out[-1], 4).tolist()}, "
+                       f"expected {np.round(want[-1], 4).tolist()}); {ctx}")
+        if whole and _close(out[:whole], _dense(q[:whole], k[:whole], v[:whole], causal_)):
+            raise Fail(f"{label} never attends to the last {tail} keys; {ctx}: loop over ceil(T / block_size) "
+                       "blocks, e.g. range(0, T, block_size) with end = min(start + block_size, T)")
+        if whole:
+            # Is it wrong without a partial block too? Then the partial block is not the (only) problem.
+            even, _ = _run(cand, q[:whole], k[:whole], v[:whole], bs, causal_)
+            if not _close(even, _dense(q[:whole], k[:whole], v[:whole], causal_)):
+                ctx += (f"; it is also wrong for T={whole}, a multiple of block_size, so the problem is not only "
+                        "the partial block")
+        check_close(out, want, label, context=ctx)
+
+
+@invariant("causal", "causal=True: row i attends to keys 0..i only, across block boundaries")
+def causal(cand, ref, rng):
+    for T, d, d_v, bs in ((20, 4, 3, 6), (17, 5, 2, 4), (8, 3, 4, 8), (1, 2, 3, 4), (12, 4, 5, 1)):
+        q, k, v = _inputs(rng, T, d, d_v)
+        out, label = _run(cand, q, k, v, bs, causal=True)
+        # The future may not matter: change every key and value from position t on.
+        t = T // 2
+        if t:
+            k2, v2 = k.copy(), v.copy()
+            k2[t:] = rng.normal(size=k2[t:].shape)
+            v2[t:] = rng.normal(size=v2[t:].shape)
+            out2, _ = _run(cand, q, k2, v2, bs, causal=True)
+            row = _first_bad_row(out2[:t], out[:t])
+            if row is not None:
+                raise Fail(f"{label}: row {row} changed (from {np.round(out[row], 4).tolist()} to "
+                           f"{np.round(out2[row], 4).tolist()}) when only keys and values {t}..{T - 1} changed, so "
+                           f"row {row} attends to the future. Mask key j for query i when j > i in GLOBAL positions "
+                           "(block start + offset), not by offsets within the block")
+        want = _dense(q, k, v, causal=True)
+        if not _close(out, want):
+            plain, _ = _run(cand, q, k, v, bs, causal=False)
+            ctx = "row i is the softmax-weighted average of values 0..i"
+            if not _close(plain, _dense(q, k, v)):
+                ctx += "; causal=False is wrong too, so look beyond the mask"
+            check_close(out, want, label, context=ctx)
+
+
+@invariant("constant-values", "every output row is a weighted average: constant value rows come back unchanged")
+def constant_values(cand, ref, rng):
+    for T, d, d_v, bs, causal in ((12, 4, 3, 5, False), (9, 3, 2, 4, True), (6, 5, 4, 64, False)):
+        q, k, _ = _inputs(rng, T, d, d_v, scale=1.5)
+        c = rng.normal(size=d_v) + 2.0
+        v = np.tile(c, (T, 1))
+        out, label = _run(cand, q, k, v, bs, causal)
+        row = _first_bad_row(out, np.tile(c, (T, 1)))
+        if row is None:
+            continue
+        msg = (f"{label} with every value row equal to c = {np.round(c, 4).tolist()}: row {row} came out as "
+               f"{np.round(out[row], 4).tolist()}, expected c itself (the attention weights of a row sum to one)")
+        ratio = out[row, 0] / c[0]
+        if np.isfinite(ratio) and np.allclose(out[row], ratio * c, rtol=1e-6, atol=1e-9):
+            msg += (f"; it is {fmt(ratio)} x c: the weights summed to {fmt(ratio)}. Divide the accumulator by the "
+                    "final running sum l (after the last key block)")
+        raise Fail(msg)
+
+
+def _stable_case(rng, T, d, order, sign):
+    """Scores near sign * 1e4 whose spread across keys is thousands: each block shifts the running max a lot."""
+    c = np.linspace(-30.0, 30.0, T)
+    if order == "decreasing":
+        c = c[::-1]
+    elif order == "shuffled":
+        c = rng.permutation(c)
+    k = rng.normal(scale=0.1, size=(T, d))
+    k[:, 0] = 100.0 + c
+    q = rng.normal(scale=0.1, size=(T, d))
+    q[:, 0] = sign * np.sqrt(d) * 100.0 * (1.0 + 0.01 * rng.normal(size=T))
+    return q, k
+
+
+@invariant("stable", "scores near +-1e4 whose maximum moves from block to block: no overflow, no 0/0")
+def stable(cand, ref, rng):
+    T, d, d_v, bs = 40, 4, 3, 8
+    cases = [("increasing", 1.0, False, "the maximum grows from block to block"),
+             ("decreasing", 1.0, False, "the first block holds the maximum"),
+             ("shuffled", 1.0, True, "the maximum moves around"),
+             ("increasing", -1.0, False, "every score is negative, near -1e4"),
+             ("shuffled", -1.0, True, "every score is negative, near -1e4")]
+    for order, sign, causal_, what in cases:
+        q, k = _stable_case(rng, T, d, order, sign)
+        v = rng.normal(size=(T, d_v))
+        out, label = _run(cand, q, k, v, bs, causal_)
+        ctx = (f"scores {'+' if sign > 0 else '-'}1e4 give or take 3,000; {what}. The running max starts at -inf, "
+               "is updated with every block, and the old sums are rescaled by exp(m_old - m_new)")
+        check_finite(out, label, ctx)
+        check_close(out, _dense(q, k, v, causal_), label, context=ctx)
+    # Scores near 1e4 with a small spread: nothing special, but nothing may overflow.
+    q, k, v = _inputs(rng, T, d, d_v)
+    q[:, 0] += np.sqrt(d) * 100.0
+    k[:, 0] += 100.0
+    out, label = _run(cand, q, k, v, bs, False)
+    check_finite(out, label, "scores near 1e4")
+    check_close(out, _dense(q, k, v), label, context="scores near 1e4")
+
+
+@invariant("matches-reference", "matches a reference attention to rtol 1e-6")
+def matches_reference(cand, ref, rng):
+    for T, d, d_v, bs in ((16, 4, 3, 4), (33, 8, 5, 64), (7, 3, 6, 2), (25, 5, 2, 10), (1, 4, 4, 3)):
+        for causal_ in (False, True):
+            q, k, v = _inputs(rng, T, d, d_v, scale=float(rng.uniform(0.5, 3.0)))
+            out, label = _run(cand, q, k, v, bs, causal_)
+            check_close(out, ref.flash_attention(q, k, v, block_size=bs, causal=causal_), label)
+
+
+@invariant("input-unchanged", "q, k and v are not modified")
+def input_unchanged(cand, ref, rng):
+    q, k, v = _inputs(rng, 10, 4, 3)
+    for causal_ in (False, True):  # two calls each: the second sees the damage of the first
+        for _ in range(2):
+            _, after, kwargs = cand.call_tracking_args("flash_attention", q, k, v, block_size=4, causal=causal_)
+            for name, before, now in zip(("q", "k", "v"), (q, k, v), after[:3], strict=True):
+                check_unchanged(before, now, f"{name} of shape {shape_of(before)}")
+
+
+@invariant("memory", f"one call at T={MEM_T} allocates far less than one T x T float64 matrix (128 MiB)")
+def memory(cand, ref, rng):
+    q, k, v = _inputs(rng, MEM_T, MEM_D, MEM_DV)
+    label = _label(q, v, MEM_BLOCK, False)
+    result, peak = cand.call_traced("flash_attention", q, k, v, block_size=MEM_BLOCK, causal=False)
+    if peak > MEM_LIMIT:
+        raise Fail(f"{label} allocated up to {peak / MIB:.1f} MiB at once; one T x T float64 matrix is "
+                   f"{MEM_T * MEM_T * 8 / MIB:.0f} MiB and a tiled solution needs a few MiB (limit "
+                   f"{MEM_LIMIT / MIB:.0f} MiB): keep only one (block_size x block_size) tile of scores at a time")
+    # The values are judged by the other checks; here only that a real result came back.
+    check_shape(as_float(result, label), (MEM_T, MEM_DV), label)
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------
+
+def probes(rng):
+    q, k, v = _inputs(rng, 10, 4, 3, scale=1.5)
+    yield "flash_attention", (q, k, v), {"block_size": 4, "causal": False}
+    q, k, v = _inputs(rng, 11, 5, 2, scale=1.5)
+    yield "flash_attention", (q, k, v), {"block_size": 4, "causal": True}
+    for order, sign in (("increasing", 1.0), ("shuffled", -1.0)):
+        q, k = _stable_case(rng, 24, 4, order, sign)
+        yield "flash_attention", (q, k, rng.normal(size=(24, 3))), {"block_size": 8, "causal": False}
+    # Scores a_i * j: the max of row i grows by 8 a_i per key tile, harmless for small a_i, overflowing for large.
+    q, k = np.zeros((16, 4)), np.zeros((16, 4))
+    q[:, 0] = 2.0 * np.geomspace(1.0, 200.0, 16)
+    k[:, 0] = np.arange(16.0)
+    yield "flash_attention", (q, k, rng.normal(size=(16, 3))), {"block_size": 8, "causal": False}
+
+
+def _tiled(q, k, v, block_size=64, causal=False, *, drop_tail=False, rescale="both", divide=True, m0=-np.inf,
+           local_mask=False, scaled=True, freeze_max=False):
+    """The tiled forward pass with one known mistake switched on."""
+    T, d = q.shape
+    out = np.zeros((T, v.shape[1]))
+    stop = T - T % block_size if drop_tail else T
+    scale = 1 / np.sqrt(d) if scaled else 1.0
+    for qs in range(0, stop, block_size):
+        qe = min(qs + block_size, stop)
+        m = np.full(qe - qs, m0)
+        l = np.zeros(qe - qs)
+        acc = np.zeros((qe - qs, v.shape[1]))
+        for ks in range(0, stop, block_size):
+            ke = min(ks + block_size, stop)
+            s = q[qs:qe] @ k[ks:ke].T * scale
+            if causal:
+                if local_mask:
+                    blocked = np.triu(np.ones((qe - qs, ke - ks), dtype=bool), 1)
+                else:
+                    blocked = np.arange(ks, ke)[None, :] > np.arange(qs, qe)[:, None]
+                s = np.where(blocked, -np.inf, s)
+            if freeze_max:
+                m_new = s.max(axis=1) if ks == 0 else m
+            else:
+                m_new = np.maximum(m, s.max(axis=1))
+            if rescale == "inverted":
+                alpha = np.exp(m_new - m) if np.isfinite(m).all() else np.zeros_like(m)
+            elif rescale == "none" or freeze_max:
+                alpha = np.ones_like(m)
+            else:
+                alpha = np.exp(m - m_new)
+            p = np.exp(s - m_new[:, None])
+            l = (1.0 if rescale == "acc" else alpha) * l + p.sum(axis=1)
+            acc = alpha[:, None] * acc + p @ v[ks:ke]
+            m = m_new
+        out[qs:qe] = acc / l[:, None] if divide else acc
+    return out
+
+
+@mistake("flash-drop-tail", "loop over ceil(T / block_size) blocks (range(0, T, block_size)); T // block_size "
+         "drops the final, partial block")
+def _drop_tail(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, drop_tail=True)
+
+
+@mistake("flash-no-rescale", "when a tile raises a row's running max from m to m_new, multiply the running sum and "
+         "the accumulator by exp(m - m_new) before adding the new tile")
+def _no_rescale(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, rescale="none")
+
+
+@mistake("flash-rescale-acc-only", "rescale the running sum l by exp(m - m_new) too, not only the accumulator")
+def _acc_only(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, rescale="acc")
+
+
+@mistake("flash-rescale-inverted", "the rescale factor is exp(m_old - m_new), at most 1; exp(m_new - m_old) grows "
+         "the old sums instead of shrinking them")
+def _inverted(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, rescale="inverted")
+
+
+@mistake("flash-no-final-divide", "divide the accumulator by the final running sum l after the last key tile")
+def _no_divide(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, divide=False)
+
+
+@mistake("flash-max-starts-at-zero", "start the running max at -inf: starting at 0 makes every exp(score - 0) "
+         "underflow to 0 when all scores are very negative")
+def _max_zero(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, m0=0.0)
+
+
+@mistake("flash-max-not-updated", "update the running max with every key tile (m_new = max(m, tile max)), not only "
+         "on the first")
+def _max_frozen(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, freeze_max=True)
+
+
+@mistake("flash-local-causal-mask", "build the causal mask of a tile from global positions (tile start + offset); a "
+         "triangle of offsets inside the tile is wrong for every tile off the diagonal")
+def _local_mask(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, local_mask=True)
+
+
+@mistake("no-scale", "divide the scores by sqrt(d) before the softmax")
+def _unscaled(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, scaled=False)

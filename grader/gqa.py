@@ -1,0 +1,256 @@
+"""Hidden checks for the `gqa` exercise."""
+
+import numpy as np
+
+from attnprep.grading import (
+    Fail,
+    as_float,
+    check_close,
+    check_shape,
+    check_unchanged,
+    expect_raises,
+    fmt,
+    invariant,
+    mistake,
+    shape_of,
+)
+
+FUNCTIONS = ("gqa_attention",)
+
+# (B, T, d_model, n_heads, n_kv_heads, hd): hd is never d_model // n_heads, T != d_model,
+# batch 1 and length 1 included.
+CONFIGS = [(2, 5, 12, 4, 2, 5), (1, 7, 8, 6, 3, 3), (3, 4, 16, 8, 1, 2), (2, 1, 6, 2, 2, 4),
+           (1, 6, 10, 4, 4, 4), (2, 3, 9, 6, 2, 7)]
+
+
+def _inputs(rng, B, T, d_model, H, H_kv, hd, scale=1.0):
+    x = rng.normal(size=(B, T, d_model))
+    w = scale / np.sqrt(d_model)
+    W_q = rng.normal(scale=w, size=(d_model, H * hd))
+    W_k = rng.normal(scale=w, size=(d_model, H_kv * hd))
+    W_v = rng.normal(scale=w, size=(d_model, H_kv * hd))
+    W_o = rng.normal(scale=1 / np.sqrt(H * hd), size=(H * hd, d_model))
+    return x, W_q, W_k, W_v, W_o
+
+
+def _attend(x, W_q, W_k, W_v, W_o, H, H_kv, kv_of=None, scale=None, causal=True, split_transpose=True,
+            merge_transpose=True):
+    """Causal attention where query head h reads KV head kv_of[h]: the checks' own model, to build variants."""
+    B, T, _ = x.shape
+    hd = W_q.shape[1] // H
+    kv_of = np.arange(H) // (H // H_kv) if kv_of is None else np.asarray(kv_of)
+    scale = 1 / np.sqrt(hd) if scale is None else scale
+
+    def split(a, n):  # (B, T, n*hd) -> (B, n, T, hd), or the scrambled reshape without the transpose
+        return a.reshape(B, T, n, hd).transpose(0, 2, 1, 3) if split_transpose else a.reshape(B, n, T, hd)
+
+    q = split(x @ W_q, H)
+    k = split(x @ W_k, H_kv)[:, kv_of]
+    v = split(x @ W_v, H_kv)[:, kv_of]
+    s = q @ k.transpose(0, 1, 3, 2) * scale
+    if causal:
+        s = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, s)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+    out = w @ v
+    out = out.transpose(0, 2, 1, 3) if merge_transpose else out
+    return out.reshape(B, T, H * hd) @ W_o
+
+
+def _label(x, W_q, W_k, H, H_kv):
+    return (f"gqa_attention(x {shape_of(x)}, W_q {shape_of(W_q)}, W_k/W_v {shape_of(W_k)}, ..., "
+            f"n_heads={H}, n_kv_heads={H_kv})")
+
+
+def _run(cand, args, H, H_kv):
+    x, W_q, W_k, W_v, W_o = args
+    label = _label(x, W_q, W_k, H, H_kv)
+    y = cand.gqa_attention(x, W_q, W_k, W_v, W_o, H, H_kv)
+    if isinstance(y, tuple) and any(isinstance(item, np.ndarray) for item in y):
+        raise Fail(f"{label} returned a tuple of {len(y)} items; it returns only y, of shape (B, T, d_model)")
+    y = as_float(y, label)
+    check_shape(y, x.shape, label)
+    return y, label
+
+
+def _close(a, b):
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9))
+
+
+@invariant("shape", "y has shape (B, T, d_model)")
+def shape(cand, ref, rng):
+    for B, T, d_model, H, H_kv, hd in CONFIGS:
+        _run(cand, _inputs(rng, B, T, d_model, H, H_kv, hd), H, H_kv)
+
+
+@invariant("equals-mha", "with n_kv_heads == n_heads it is standard causal multi-head attention")
+def equals_mha(cand, ref, rng):
+    for B, T, d_model, H, hd in ((2, 5, 12, 3, 5), (1, 6, 8, 2, 4), (2, 4, 6, 1, 6), (3, 3, 10, 4, 2)):
+        args = _inputs(rng, B, T, d_model, H, H, hd)
+        y, label = _run(cand, args, H, H)
+        check_close(y, _attend(*args, H, H), label,
+                    context=f"with n_kv_heads == n_heads = {H} this is causal multi-head attention with "
+                            f"head size hd = W_q.shape[1] // n_heads = {hd}")
+
+
+@invariant("mqa", "with n_kv_heads = 1 every query head shares the single K/V head")
+def mqa(cand, ref, rng):
+    for B, T, d_model, H, hd in ((2, 6, 10, 4, 3), (1, 5, 8, 8, 2), (2, 4, 6, 3, 5)):
+        args = _inputs(rng, B, T, d_model, H, 1, hd)
+        y, label = _run(cand, args, H, 1)
+        check_close(y, _attend(*args, H, 1), label,
+                    context="multi-query attention: W_k and W_v each produce one head that all query heads read")
+
+
+@invariant("group-mapping", "query head h reads KV head h // (n_heads // n_kv_heads)")
+def group_mapping(cand, ref, rng):
+    for B, T, d_model, H, H_kv, hd in ((2, 6, 12, 6, 2, 4), (2, 5, 8, 4, 2, 3), (1, 5, 10, 8, 4, 2)):
+        args = _inputs(rng, B, T, d_model, H, H_kv, hd, scale=2.0)
+        y, label = _run(cand, args, H, H_kv)
+        want = _attend(*args, H, H_kv)
+        if _close(y, want):
+            continue
+        group = H // H_kv
+        if _close(y, _attend(*args, H, H_kv, kv_of=np.arange(H) % H_kv)):
+            raise Fail(f"{label}: query head h used KV head h % n_kv_heads (head 1 read KV head 1), but heads come "
+                       f"in consecutive groups of n_heads // n_kv_heads = {group}: head h reads KV head "
+                       f"h // {group}, so heads 0..{group - 1} share KV head 0. (np.tile cycles through the KV heads; "
+                       "np.repeat repeats each one in place)")
+        # Look at one query head at a time: an output projection that keeps only head h.
+        x, W_q, W_k, W_v, _ = args
+        for h in range(H):
+            W_o = np.zeros((H * hd, d_model))
+            W_o[h * hd:(h + 1) * hd, :hd] = np.eye(hd)
+            y_h, _ = _run(cand, (x, W_q, W_k, W_v, W_o), H, H_kv)
+            used = [j for j in range(H_kv)
+                    if _close(y_h, _attend(x, W_q, W_k, W_v, W_o, H, H_kv, kv_of=np.full(H, j)))]
+            if used and used[0] != h // group:
+                raise Fail(f"{label}: query head {h} read KV head {used[0]}, expected KV head "
+                           f"{h} // (n_heads // n_kv_heads) = {h // group}")
+        check_close(y, want, label, context=f"query head h reads KV head h // {group}")
+
+
+@invariant("scale", "scores are scaled by 1/sqrt(hd), hd = W_q.shape[1] // n_heads")
+def scale(cand, ref, rng):
+    B, T, d_model, H, H_kv, hd = 2, 5, 8, 2, 1, 6
+    args = _inputs(rng, B, T, d_model, H, H_kv, hd, scale=2.0)
+    y, label = _run(cand, args, H, H_kv)
+    if _close(y, _attend(*args, H, H_kv)):
+        return
+    variants = {f"1/sqrt(d_model) = 1/sqrt({d_model})": 1 / np.sqrt(d_model),
+                f"1/sqrt(d_model // n_heads) = 1/sqrt({d_model // H})": 1 / np.sqrt(d_model // H),
+                f"1/hd = 1/{hd}": 1 / hd, "nothing (no scaling)": 1.0,
+                f"1/sqrt(n_heads * hd) = 1/sqrt({H * hd})": 1 / np.sqrt(H * hd)}
+    for name, factor in variants.items():
+        if _close(y, _attend(*args, H, H_kv, scale=factor)):
+            raise Fail(f"{label}: the scores were scaled by {name}; the scale is 1/sqrt(hd) with hd = "
+                       f"W_q.shape[1] // n_heads = {H * hd} // {H} = {hd}")
+    check_close(y, _attend(*args, H, H_kv), label, context=f"scale 1/sqrt(hd) = 1/sqrt({hd})")
+
+
+@invariant("prefix", "outputs at positions < t do not change when later positions change or are cut off")
+def prefix(cand, ref, rng):
+    for B, T, d_model, H, H_kv, hd in ((2, 7, 12, 4, 2, 3), (1, 6, 8, 6, 3, 4)):
+        args = _inputs(rng, B, T, d_model, H, H_kv, hd)
+        y, label = _run(cand, args, H, H_kv)
+        t = int(rng.integers(2, T - 1))
+        x, *W = args
+        x_cut = x[:, :t]
+        y_cut, label_cut = _run(cand, (x_cut, *W), H, H_kv)
+        check_close(y_cut, y[:, :t], f"{label_cut} (x cut to its first {t} positions)",
+                    context=f"compared with the first {t} positions of {label}; position i may only attend to "
+                            "positions <= i")
+        x_new = x.copy()
+        x_new[:, t:] = rng.normal(size=x_new[:, t:].shape)
+        y_new, _ = _run(cand, (x_new, *W), H, H_kv)
+        bad = ~np.isclose(y_new[:, :t], y[:, :t], rtol=1e-6, atol=1e-9)
+        if bad.any():
+            b, i, f = (int(v) for v in np.argwhere(bad)[0])
+            raise Fail(f"{label}: y[{b}, {i}, {f}] changed from {fmt(y[b, i, f])} to {fmt(y_new[b, i, f])} when only "
+                       f"positions {t} and later of x changed; position {i} may only attend to positions <= {i} "
+                       "(mask the future with -inf before the softmax)")
+
+
+@invariant("bad-input", "n_heads not a multiple of n_kv_heads raises ValueError")
+def bad_input(cand, ref, rng):
+    for H, H_kv in ((4, 3), (6, 4), (3, 2), (2, 4)):
+        args = _inputs(rng, 2, 4, 8, H, H_kv, 2)
+        expect_raises(cand, "ValueError", "gqa_attention", *args, H, H_kv,
+                      what=f"{_label(args[0], args[1], args[2], H, H_kv)}, where {H} % {H_kv} != 0,")
+
+
+@invariant("matches-reference", "matches a reference GQA to rtol 1e-6")
+def matches_reference(cand, ref, rng):
+    for B, T, d_model, H, H_kv, hd in CONFIGS:
+        for scale_ in (1.0, 3.0):
+            args = _inputs(rng, B, T, d_model, H, H_kv, hd, scale=scale_)
+            y, label = _run(cand, args, H, H_kv)
+            check_close(y, ref.gqa_attention(*args, H, H_kv), label)
+
+
+@invariant("input-unchanged", "x and the four weight matrices are not modified")
+def input_unchanged(cand, ref, rng):
+    H, H_kv = 4, 2
+    args = _inputs(rng, 2, 5, 8, H, H_kv, 3)
+    names = ("x", "W_q", "W_k", "W_v", "W_o")
+    for _ in range(2):  # a second call would see the damage of the first
+        _, after, _ = cand.call_tracking_args("gqa_attention", *args, H, H_kv)
+        for name, before, now in zip(names, args, after[:5], strict=True):
+            check_unchanged(before, now, f"{name} of shape {shape_of(before)}")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------
+
+def probes(rng):
+    for B, T, d_model, H, H_kv, hd in ((2, 5, 8, 4, 2, 3), (1, 6, 12, 6, 3, 4)):
+        yield "gqa_attention", (*_inputs(rng, B, T, d_model, H, H_kv, hd, scale=2.0), H, H_kv), {}
+
+
+def _checked(H, H_kv):
+    if H % H_kv:
+        raise ValueError("n_heads % n_kv_heads != 0")
+
+
+@mistake("kv-head-modulo", "query head h reads KV head h // (n_heads // n_kv_heads): use np.repeat(k, g, axis=1), "
+         "which keeps each group together, not np.tile or h % n_kv_heads")
+def _kv_modulo(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, kv_of=np.arange(n_heads) % n_kv_heads)
+
+
+@mistake("no-causal-mask", "mask the future: set the scores above the diagonal to -inf before the softmax")
+def _no_mask(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, causal=False)
+
+
+@mistake("scale-by-d-model", "divide the scores by sqrt(hd), the width of one head, not sqrt(d_model)")
+def _scale_d_model(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, scale=1 / np.sqrt(x.shape[-1]))
+
+
+@mistake("head-size-from-d-model", "the head size is W_q.shape[1] // n_heads, which need not be d_model // n_heads")
+def _scale_d_model_heads(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, scale=1 / np.sqrt(x.shape[-1] // n_heads))
+
+
+@mistake("no-scale", "divide the scores by sqrt(hd) before the softmax")
+def _no_scale(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, scale=1.0)
+
+
+@mistake("split-without-transpose", "reshape to (B, T, heads, hd) first, then swap axes 1 and 2; a reshape straight "
+         "to (B, heads, T, hd) hands each head slices of several positions")
+def _split_no_transpose(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, split_transpose=False, merge_transpose=False)
+
+
+@mistake("merge-without-transpose", "swap the head and position axes back (transpose(0, 2, 1, 3)) before the reshape "
+         "to (B, T, n_heads * hd)")
+def _merge_no_transpose(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, merge_transpose=False)

@@ -1,0 +1,353 @@
+"""Hidden checks for the `rope` exercise."""
+
+import numpy as np
+
+from attnprep.grading import (
+    CandidateError,
+    Fail,
+    as_float,
+    check_close,
+    check_shape,
+    check_unchanged,
+    expect_raises,
+    fmt,
+    invariant,
+    mistake,
+    shape_of,
+)
+
+FUNCTIONS = ("rope",)
+
+# Leading batch axes, T != d, length 1 and the smallest even d.
+SHAPES = [(5, 8), (1, 6), (7, 2), (2, 5, 8), (3, 2, 4, 6), (2, 1, 10)]
+
+
+def _angles(d, base):
+    """The rotation angle of every pair at position 1: base^(-2i/d), i in [0, d/2)."""
+    return base ** (-2.0 * np.arange(d // 2) / d)
+
+
+def _interleaved(x, positions, base):
+    """RoPE in the interleaved layout (pairs 2i, 2i+1), to recognise it."""
+    d = x.shape[-1]
+    ang = np.asarray(positions, dtype=np.float64)[:, None] * _angles(d, base)
+    cos, sin = np.cos(ang), np.sin(ang)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x)
+    out[..., 0::2] = even * cos - odd * sin
+    out[..., 1::2] = even * sin + odd * cos
+    return out
+
+
+def _positions(rng, T, high=200):
+    return rng.integers(0, high, size=T).astype(np.int64)
+
+
+def _label(x, positions, base=None):
+    extra = "" if base is None else f", base={fmt(base)}"
+    pos = list(int(p) for p in positions)
+    pos_text = str(pos) if len(pos) <= 8 else f"{len(pos)} positions"
+    return f"rope(x of shape {shape_of(x)}, positions={pos_text}{extra})"
+
+
+def _run(cand, x, positions, base=None):
+    label = _label(x, positions, base)
+    kwargs = {} if base is None else {"base": base}
+    return as_float(cand.rope(x, positions, **kwargs), label), label
+
+
+def _row_index_note(out, x, ref):
+    """An extra sentence when the rows were rotated by their index instead of their position."""
+    if _close(out, ref.rope(x, np.arange(x.shape[-2]))):
+        return "; row t was rotated as if it were at position t: use the positions argument, not np.arange(T)"
+    return ""
+
+
+def _close(a, b, atol=1e-9):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=atol))
+
+
+@invariant("shape", "the output has x's shape, with any number of leading axes")
+def shape(cand, ref, rng):
+    for s in SHAPES:
+        x = rng.normal(size=s)
+        positions = _positions(rng, s[-2])
+        try:
+            out, label = _run(cand, x, positions)
+        except CandidateError as err:
+            if err.not_implemented or len(s) == 2:
+                raise
+            raise Fail(f"{_label(x, positions)} raised {err.type_name}: {err.text}. x has shape (..., T, d) with "
+                       "any number of leading axes: index the features from the end (x[..., :half]) and let the "
+                       "(T, d/2) angles broadcast") from None
+        check_shape(out, s, label)
+
+
+@invariant("position-zero", "position 0 leaves a vector unchanged")
+def position_zero(cand, ref, rng):
+    for s in ((4, 8), (1, 6), (3, 2)):
+        x = rng.normal(size=s)
+        out, label = _run(cand, x, np.zeros(s[-2], dtype=np.int64))
+        check_shape(out, s, label)
+        note = _row_index_note(out, x, ref)
+        check_close(out, x, label, context="at position 0 every angle is 0, so rope must return x itself" + note)
+    x = rng.normal(size=(4, 8))
+    positions = np.array([0, 5, 0, 12], dtype=np.int64)
+    out, label = _run(cand, x, positions)
+    check_close(out[[0, 2]], x[[0, 2]], f"rows 0 and 2 (position 0) of {label}",
+                context="at position 0 every angle is 0")
+
+
+@invariant("norm-preserving", "every vector keeps its length (a rotation)")
+def norm_preserving(cand, ref, rng):
+    for s in ((6, 8), (5, 4), (3, 10)):
+        x = rng.normal(scale=3.0, size=s)
+        positions = _positions(rng, s[-2], high=5000)
+        out, label = _run(cand, x, positions)
+        check_shape(out, s, label)
+        got, want = np.linalg.norm(out, axis=-1), np.linalg.norm(x, axis=-1)
+        check_close(got, want, f"the per-vector norms of {label}",
+                    context="a rotation never changes a vector's length: every pair must be turned by one angle, "
+                            "cos on both members, sin with opposite signs")
+
+
+@invariant("layout", "feature i is paired with feature i + d/2 (rotate half), not with its neighbour")
+def layout(cand, ref, rng):
+    for d in (8, 4):
+        # One unit vector per row, all at position 1: each must only mix with its partner.
+        x = np.eye(d)
+        positions = np.ones(d, dtype=np.int64)
+        out, label = _run(cand, x, positions)
+        check_shape(out, (d, d), label)
+        half = d // 2
+        for i in range(d):
+            partner = (i + half) % d
+            leaked = [j for j in range(d) if j not in (i, partner) and abs(out[i, j]) > 1e-9]
+            if leaked:
+                j = leaked[0]
+                if j == i ^ 1 and abs(out[i, partner]) <= 1e-9:
+                    raise Fail(f"{label} with x = the identity: feature {i} was rotated together with feature {j}; "
+                               "that is the interleaved convention (pairs 2i, 2i+1). This exercise uses rotate "
+                               f"half: feature i pairs with feature i + d/2 (here {i} with {partner})")
+                raise Fail(f"{label} with x = the identity: feature {i} leaked into feature {j} "
+                           f"(value {fmt(out[i, j])}); feature {i} may only mix with feature {partner} = {i} + d/2")
+    x = rng.normal(size=(6, 8))
+    positions = _positions(rng, 6)
+    out, label = _run(cand, x, positions)
+    if not _close(out, ref.rope(x, positions)) and _close(out, _interleaved(x, positions, 10000.0)):
+        raise Fail(f"{label} equals RoPE in the interleaved convention (pairs 2i, 2i+1); this exercise uses "
+                   "rotate half: feature i pairs with feature i + d/2")
+
+
+@invariant("direction", "each pair turns counter-clockwise: (x1 cos - x2 sin, x1 sin + x2 cos)")
+def direction(cand, ref, rng):
+    # d = 2: a single pair whose frequency is base^0 = 1, so the angle is the position itself.
+    p = int(rng.integers(1, 3))
+    x = np.array([[1.0, 0.0], [0.0, 1.0]])
+    positions = np.array([p, p], dtype=np.int64)
+    out, label = _run(cand, x, positions)
+    check_shape(out, (2, 2), label)
+    c, s = np.cos(p), np.sin(p)
+    want = np.array([[c, s], [-s, c]])
+    if _close(out, want):
+        return
+    evidence = f"{label} with x = [[1, 0], [0, 1]] gave {np.round(out, 4).tolist()}"
+    expected = f"expected [[cos {p}, sin {p}], [-sin {p}, cos {p}]] = {np.round(want, 4).tolist()}"
+    if _close(out, [[c, -s], [s, c]]):
+        raise Fail(f"{evidence}, {expected}: the pairs turn clockwise, the sign of sin is flipped; the first half "
+                   "gets x1*cos - x2*sin and the second half x1*sin + x2*cos")
+    if _close(out, [[s, c], [-c, s]]) or _close(out, [[s, -c], [c, s]]):
+        raise Fail(f"{evidence}, {expected}: sin and cos are swapped")
+    raise Fail(f"{evidence}, {expected}{_row_index_note(out, x, ref)}")
+
+
+@invariant("frequencies", "pair i turns by position * base^(-2i/d) for i in [0, d/2)")
+def frequencies(cand, ref, rng):
+    for d, base in ((8, 10000.0), (12, 10000.0), (8, float(rng.integers(50, 500)))):
+        x = np.eye(d)
+        positions = np.ones(d, dtype=np.int64)
+        out, label = _run(cand, x, positions, base=base)
+        check_shape(out, (d, d), label)
+        half = d // 2
+        # The angle each unit vector turned through, whatever it was paired with.
+        along = out[np.arange(d), np.arange(d)]
+        rest = np.sqrt(np.maximum((out ** 2).sum(axis=1) - along ** 2, 0.0))
+        got = np.arctan2(rest, along)
+        theta = _angles(d, base)
+        rotate_half = theta[np.arange(d) % half]
+        interleaved = theta[np.arange(d) // 2]  # the layout check reports this one
+        if np.allclose(got, rotate_half, rtol=1e-6, atol=1e-9) or np.allclose(got, interleaved, rtol=1e-6,
+                                                                             atol=1e-9):
+            continue
+        i = int(np.argmax(np.abs(got - rotate_half)))
+        pair = i % half
+        msg = (f"{label} with x = the identity: feature {i} (pair {pair}) turned by {fmt(got[i])} rad at position 1, "
+               f"expected {fmt(base)}^(-2*{pair}/{d}) = {fmt(rotate_half[i])}")
+        i_over_d = (base ** (-np.arange(half) / d))[np.arange(d) % half]
+        four_i = (base ** (-4.0 * np.arange(half) / d))[np.arange(d) % half]
+        if _close(got, i_over_d):
+            msg += "; your angles are base^(-i/d): the exponent is missing its factor 2"
+        elif _close(got, four_i):
+            msg += ("; your angles are base^(-4i/d): either i steps 0, 2, 4, ... or the exponent has the factor 2, "
+                    "not both")
+        elif _close(along, np.cos(base ** (-2.0 * np.arange(d) / d))):
+            msg += ("; every feature got its own frequency base^(-2i/d) with i over all d features. There are "
+                    "only d/2 frequencies: features i and i + d/2 share base^(-2i/d)")
+        elif _close(got, np.pi / 2 - rotate_half):
+            msg += "; that is pi/2 minus the expected angle: sin and cos are swapped"
+        elif base != 10000.0 and _close(got, _angles(d, 10000.0)[np.arange(d) % half]):
+            msg += "; your angles use base 10000 although a different base was passed"
+        raise Fail(msg)
+
+
+@invariant("positions", "each row is rotated by its own given position, which need not be 0..T-1")
+def positions_used(cand, ref, rng):
+    cases = [np.array([0, 3, 7, 100], dtype=np.int64),
+             np.sort(rng.choice(np.arange(1, 400), size=5, replace=False)).astype(np.int64),
+             np.array([9, 2, 2, 40, 1], dtype=np.int64)]
+    for positions in cases:
+        x = rng.normal(size=(len(positions), 6))
+        out, label = _run(cand, x, positions)
+        check_shape(out, x.shape, label)
+        if _close(out, ref.rope(x, positions)):
+            continue
+        if _close(out, ref.rope(x, np.arange(len(positions)))):
+            raise Fail(f"{label} rotated row t as if it were at position t: use the positions you are given, "
+                       "not np.arange(T) (they may skip, repeat or come in any order)")
+        if _close(out, x):
+            raise Fail(f"{label} returned x unrotated: the positions were ignored")
+        # Whatever the rotation itself, a row's result may depend only on that row and its position.
+        for t in range(len(positions)):
+            alone, alone_label = _run(cand, x[t:t + 1], positions[t:t + 1])
+            check_shape(alone, (1, 6), alone_label)
+            if not _close(alone[0], out[t]):
+                raise Fail(f"row {t} of {label} differs from {alone_label} with that row alone: a row's rotation "
+                           f"must depend only on its own position ({int(positions[t])}), not on where it sits "
+                           "among the rows")
+
+
+@invariant("relative", "<rope(q, m), rope(k, n)> depends only on m - n")
+def relative(cand, ref, rng):
+    for d in (8, 6):
+        for _ in range(3):
+            q, k, junk = rng.normal(size=(3, d))
+            m, n, j = (int(v) for v in rng.integers(0, 60, size=3))
+            shift = int(rng.integers(50, 2000))
+            # The pair sits in different rows in the two calls: only the positions may matter.
+            x1, p1 = np.stack([q, k, junk]), np.array([m, n, j], dtype=np.int64)
+            x2, p2 = np.stack([k, junk, q]), np.array([n + shift, j, m + shift], dtype=np.int64)
+            out1, label1 = _run(cand, x1, p1)
+            out2, label2 = _run(cand, x2, p2)
+            check_shape(out1, x1.shape, label1)
+            check_shape(out2, x2.shape, label2)
+            dot1, dot2 = float(out1[0] @ out1[1]), float(out2[2] @ out2[0])
+            if not np.isclose(dot1, dot2, rtol=1e-6, atol=1e-9):
+                raise Fail(f"with d={d}, <rope(q, m), rope(k, n)> is {fmt(dot1)} at (m, n) = ({m}, {n}) but "
+                           f"{fmt(dot2)} at (m, n) = ({m + shift}, {n + shift}); the gap m - n = {m - n} is the same, "
+                           "so the dot products must be equal (each row is rotated by its own position)")
+
+
+@invariant("bad-input", "an odd feature size d raises ValueError")
+def bad_input(cand, ref, rng):
+    for s in ((4, 5), (2, 3, 7), (3, 1)):
+        x = rng.normal(size=s)
+        positions = np.arange(s[-2], dtype=np.int64)
+        expect_raises(cand, "ValueError", "rope", x, positions, what=f"{_label(x, positions)} with odd d={s[-1]}")
+
+
+@invariant("matches-reference", "matches a reference RoPE to rtol 1e-6")
+def matches_reference(cand, ref, rng):
+    for s in SHAPES:
+        for base in (None, 10000.0, 500.0):
+            x = rng.normal(size=s)
+            positions = _positions(rng, s[-2], high=4096)
+            out, label = _run(cand, x, positions, base)
+            want = ref.rope(x, positions) if base is None else ref.rope(x, positions, base=base)
+            check_close(out, want, label)
+
+
+@invariant("input-unchanged", "x and positions are not modified")
+def input_unchanged(cand, ref, rng):
+    x = rng.normal(size=(5, 8))
+    positions = _positions(rng, 5)
+    for _ in range(2):  # a second call would see the damage of the first
+        _, (x_after, pos_after, *_), _ = cand.call_tracking_args("rope", x, positions)
+        check_unchanged(x, x_after, f"x of shape {shape_of(x)}")
+        check_unchanged(positions, pos_after, "positions")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------
+
+def probes(rng):
+    yield "rope", (rng.normal(size=(5, 8)), np.array([0, 3, 7, 100, 2], dtype=np.int64)), {}
+    yield "rope", (rng.normal(size=(4, 6)), np.array([5, 1, 40, 9], dtype=np.int64)), {"base": 500.0}
+
+
+def _variant(x, positions, base=10000.0, *, freqs=None, layout="half", sign=1.0, swap=False, arange=False):
+    """rope with one known mistake switched on."""
+    x = np.asarray(x, dtype=np.float64)
+    d = x.shape[-1]
+    if d % 2:
+        raise ValueError("odd d")
+    half = d // 2
+    pos = np.arange(x.shape[-2]) if arange else np.asarray(positions)
+    inv = base ** (-2.0 * np.arange(half) / d) if freqs is None else freqs(base, d)
+    ang = pos[:, None].astype(np.float64) * inv
+    cos, sin = np.cos(ang), np.sin(ang)
+    if swap:
+        cos, sin = sin, cos
+    if layout == "interleaved":
+        return _interleaved(x, positions, base)
+    x1, x2 = x[..., :half], x[..., half:]
+    return np.concatenate([x1 * cos - sign * x2 * sin, sign * x1 * sin + x2 * cos], axis=-1)
+
+
+@mistake("rope-interleaved", "pair feature i with feature i + d/2 (x[..., :d//2] and x[..., d//2:]), not the "
+         "neighbours 2i and 2i+1")
+def _interleaved_pairs(x, positions, base=10000.0):
+    return _variant(x, positions, base, layout="interleaved")
+
+
+@mistake("rope-exponent-missing-two", "the frequencies are base ** (-2 * i / d) for i in range(d // 2): the factor 2 "
+         "is missing")
+def _missing_two(x, positions, base=10000.0):
+    return _variant(x, positions, base, freqs=lambda b, d: b ** (-np.arange(d // 2) / d))
+
+
+@mistake("rope-exponent-doubled", "use either i in range(d // 2) with base ** (-2 * i / d), or i in range(0, d, 2) "
+         "with base ** (-i / d); not the step of 2 and the factor 2 together")
+def _doubled(x, positions, base=10000.0):
+    return _variant(x, positions, base, freqs=lambda b, d: b ** (-4.0 * np.arange(d // 2) / d))
+
+
+@mistake("rope-frequency-per-feature", "compute d/2 frequencies and use each for both features of its pair "
+         "(concatenate the angles with themselves), not one frequency per feature")
+def _per_feature(x, positions, base=10000.0):
+    d = x.shape[-1]
+    if d % 2:
+        raise ValueError("odd d")
+    ang = np.asarray(positions)[:, None] * base ** (-2.0 * np.arange(d) / d)
+    rotated = np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1)
+    return x * np.cos(ang) + rotated * np.sin(ang)
+
+
+@mistake("rope-clockwise", "the first half is x1*cos - x2*sin and the second x1*sin + x2*cos; the signs of the sin "
+         "terms are flipped")
+def _clockwise(x, positions, base=10000.0):
+    return _variant(x, positions, base, sign=-1.0)
+
+
+@mistake("rope-sin-cos-swapped", "cos multiplies the feature itself and sin its partner; they are swapped")
+def _swapped(x, positions, base=10000.0):
+    return _variant(x, positions, base, swap=True)
+
+
+@mistake("rope-positions-ignored", "rotate row t by positions[t], not by t (np.arange(T))")
+def _arange_positions(x, positions, base=10000.0):
+    return _variant(x, positions, base, arange=True)
+
+
+@mistake("rope-base-ignored", "use the base argument instead of a hard-coded 10000")
+def _base_ignored(x, positions, base=10000.0):
+    return _variant(x, positions, 10000.0)

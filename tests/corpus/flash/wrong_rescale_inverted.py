@@ -1,0 +1,29 @@
+# attnprep: flash
+# expect: fail stable block-size-independent matches-reference
+# mistake: rescales by exp(m_new - m_old) instead of exp(m_old - m_new)
+# diagnosis: flash-rescale-inverted
+import numpy as np
+
+
+def flash_attention(q, k, v, block_size=64, causal=False):
+    T, d = q.shape
+    out = np.zeros((T, v.shape[1]))
+    for qs in range(0, T, block_size):
+        qe = min(qs + block_size, T)
+        m = np.full(qe - qs, -np.inf)
+        l = np.zeros(qe - qs)
+        acc = np.zeros((qe - qs, v.shape[1]))
+        stop = qe if causal else T
+        for ks in range(0, stop, block_size):
+            ke = min(ks + block_size, stop)
+            s = q[qs:qe] @ k[ks:ke].T / np.sqrt(d)
+            if causal:
+                s = np.where(np.arange(ks, ke)[None, :] > np.arange(qs, qe)[:, None], -np.inf, s)
+            m_new = np.maximum(m, s.max(axis=1))
+            alpha = np.exp(m_new - m) if np.isfinite(m).all() else np.zeros_like(m)
+            p = np.exp(s - m_new[:, None])
+            l = alpha * l + p.sum(axis=1)
+            acc = alpha[:, None] * acc + p @ v[ks:ke]
+            m = m_new
+        out[qs:qe] = acc / l[:, None]
+    return out
