@@ -1,0 +1,277 @@
+"""Hidden checks for the `swiglu` exercise: (silu(x W_gate) * (x W_up)) W_down."""
+
+import math
+
+import numpy as np
+
+from attnprep.grading import (
+    CandidateError,
+    Fail,
+    as_float,
+    check_close,
+    check_shape,
+    check_unchanged,
+    fmt,
+    invariant,
+    mistake,
+    shape_of,
+    worst_entry,
+)
+
+FUNCTIONS = ("swiglu",)
+
+# (shape of x, d_ff): d_ff != d_model everywhere, so a misplaced transpose cannot pass by accident.
+CASES = [((6,), 10), ((5, 6), 10), ((1, 6), 4), ((2, 3, 6), 4), ((3, 4, 8), 12), ((2, 1, 3, 5), 7)]
+
+
+# -- helpers ----------------------------------------------------------------------
+
+def _weights(rng, d_model, d_ff):
+    return (rng.normal(size=(d_model, d_ff)) / math.sqrt(d_model),
+            rng.normal(size=(d_model, d_ff)) / math.sqrt(d_model),
+            rng.normal(size=(d_ff, d_model)) / math.sqrt(d_ff))
+
+
+def _label(x, W_gate, W_down, what="x"):
+    return (f"swiglu({what}, W_gate, W_up, W_down) with {what} of shape {shape_of(x)}, W_gate and W_up of shape "
+            f"{shape_of(W_gate)}, W_down of shape {shape_of(W_down)}")
+
+
+def _call(cand, x, W_gate, W_up, W_down, what="x"):
+    """Run the candidate; return its output (shape already checked) and a label."""
+    label = _label(x, W_gate, W_down, what)
+    try:
+        value = cand.swiglu(x, W_gate, W_up, W_down)
+    except CandidateError as err:
+        if not err.is_a("ValueError") or err.not_implemented:
+            raise
+        line = f" (line {err.line})" if err.line else ""
+        text = err.text.lower()
+        if "subscripts" in text or "einstein" in text or ("operand" in text and "mismatch" not in text):
+            advice = "x may have any number of leading dimensions, (..., d_model); `...` in einsum or `@` handles them"
+        elif "mismatch" in text or "aligned" in text or "shapes" in text:
+            advice = ("W_gate and W_up are (d_model, d_ff) and W_down is (d_ff, d_model), so the products are "
+                      "x @ W_gate, x @ W_up and hidden @ W_down, without transposes")
+        else:
+            advice = ""
+        raise Fail(f"{label} raised ValueError: {err.text}{line}" + (f". {advice}" if advice else "")) from None
+    out = as_float(value, label)
+    want_shape = np.shape(x)
+    if out.shape == want_shape[:-1] + (W_gate.shape[1],) and out.shape != want_shape:
+        raise Fail(f"{label} has shape {shape_of(out)}, expected {shape_of(x)}: that is the hidden width d_ff; "
+                   "the down projection @ W_down brings it back to d_model")
+    check_shape(out, want_shape, label)
+    return out, label
+
+
+def _probe(a):
+    """x and weights such that swiglu(x)[..., j] = silu(a[..., j]) for j < d_ff, and 0 after.
+
+    d_ff = a.shape[-1], d_model = d_ff + 2: x[..., :] = [a, 1, 0], W_gate copies a, W_up sums the constant 1
+    into every hidden unit, and W_down copies the hidden units back to the first d_ff features.
+    """
+    d_ff = a.shape[-1]
+    d_model = d_ff + 2
+    x = np.zeros(a.shape[:-1] + (d_model,))
+    x[..., :d_ff] = a
+    x[..., d_ff] = 1.0
+    W_gate = np.zeros((d_model, d_ff))
+    W_gate[:d_ff] = np.eye(d_ff)
+    W_up = np.zeros((d_model, d_ff))
+    W_up[d_ff] = 1.0
+    W_down = np.zeros((d_ff, d_model))
+    W_down[:, :d_ff] = np.eye(d_ff)
+    return x, W_gate, W_up, W_down
+
+
+def _stable_sigmoid(a):
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _gelu_erf(a):
+    return np.array([v * 0.5 * (1.0 + math.erf(v / math.sqrt(2.0))) for v in np.ravel(a)]).reshape(np.shape(a))
+
+
+# What a learner's gate may be instead of silu(a), with x @ W_up = 1 in the probe.
+ALTERNATIVES = {
+    "sigmoid(a), a plain sigmoid gate (that is GLU, not SwiGLU)": _stable_sigmoid,
+    "relu(a) (that is ReGLU)": lambda a: np.maximum(a, 0.0),
+    "gelu(a) in its exact erf form (that is GeGLU)": _gelu_erf,
+    "gelu(a) in its tanh approximation (that is GeGLU)":
+        lambda a: 0.5 * a * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (a + 0.044715 * a**3))),
+    "a * sigmoid(1.702 * a), the sigmoid approximation of gelu": lambda a: a * _stable_sigmoid(1.702 * a),
+    "a * sigmoid(-a) = a / (1 + exp(a)), the sign inside exp flipped": lambda a: a * _stable_sigmoid(-a),
+    "tanh(a)": np.tanh,
+    "no activation at all, (x @ W_gate) * (x @ W_up)": lambda a: a,
+    "silu on the wrong branch, (x @ W_gate) * silu(x @ W_up)": lambda a: a * (1.0 / (1.0 + math.exp(-1.0))),
+}
+
+
+# -- the invariants ------------------------------------------------------------------
+
+@invariant("shape", "the output has x's shape (..., d_model), for zero to three leading dimensions")
+def shape(cand, ref, rng):
+    for x_shape, d_ff in CASES:
+        x = rng.normal(size=x_shape)
+        _call(cand, x, *_weights(rng, x_shape[-1], d_ff))
+
+
+@invariant("position-wise", "each position is transformed on its own: slicing, flattening or batching the "
+                            "positions gives the same rows")
+def position_wise(cand, ref, rng):
+    B, T, d_model, d_ff = 2, 4, 6, 10
+    weights = _weights(rng, d_model, d_ff)
+    x = rng.normal(scale=2.0, size=(B, T, d_model))
+    full, label = _call(cand, x, *weights)
+    context = "each position computed alone must equal that position of swiglu(x): positions must not mix"
+    two_d, _ = _call(cand, x[0], *weights, what="x[0]")
+    check_close(two_d, full[0], f"swiglu(x[0]) with x of shape {shape_of(x)}", context=context)
+    for t in range(T):
+        out, _ = _call(cand, x[:, t:t + 1], *weights, what=f"x[:, {t}:{t + 1}]")
+        check_close(out, full[:, t:t + 1], f"swiglu(x[:, {t}:{t + 1}]) with x of shape {shape_of(x)}",
+                    context=context)
+    flat, _ = _call(cand, x.reshape(B * T, d_model), *weights, what="x.reshape(-1, d_model)")
+    check_close(flat, full.reshape(B * T, d_model),
+                f"swiglu(x.reshape(-1, d_model)) with x of shape {shape_of(x)}",
+                context="flattening the leading dimensions must give the rows of swiglu(x)")
+    one, _ = _call(cand, x[1, 2], *weights, what="x[1, 2]")
+    check_close(one, full[1, 2], f"swiglu(x[1, 2]), a single position of shape {shape_of(x[1, 2])},",
+                context="expected row [1, 2] of swiglu(x)")
+
+
+@invariant("gate", "the gate is silu(x @ W_gate) = a * sigmoid(a): not sigmoid, relu or gelu, and not on x @ W_up")
+def gate(cand, ref, rng):
+    grid = np.array([[-4.0, -2.0, -1.0, -0.5], [0.5, 1.0, 2.0, 4.0]])
+    a = np.vstack([grid, rng.uniform(-6.0, 6.0, size=(3, 4))])
+    x, W_gate, W_up, W_down = _probe(a)
+    out, label = _call(cand, x, W_gate, W_up, W_down)
+    want = ref.silu(a)
+    got = out[:, : a.shape[1]]
+    idx = worst_entry(got, want, 1e-6, 1e-9)
+    if idx is None:
+        check_close(out[:, a.shape[1]:], np.zeros((a.shape[0], 2)), label + " (probe)",
+                    context="features after d_ff should stay 0")
+        return
+    setup = (f"{label}, with the weights chosen so that x @ W_up = 1 and output [t, j] = gate(a) for "
+             f"a = (x @ W_gate)[t, j]: at a = {fmt(a[idx])} the output is {fmt(got[idx])}, expected silu(a) = "
+             f"{fmt(want[idx])}")
+    for name, fn in ALTERNATIVES.items():
+        if np.allclose(got, fn(a), rtol=1e-5, atol=1e-7):
+            raise Fail(f"{setup}. Over every a tried, your output equals {name}. SwiGLU's gate is "
+                       "silu(x @ W_gate) = a * sigmoid(a), multiplied by the linear branch x @ W_up")
+    raise Fail(f"{setup}. The gate is "
+               "silu(a) = a * sigmoid(a) on x @ W_gate, multiplied by the linear branch x @ W_up")
+
+
+@invariant("stable", "finite and correct for gate pre-activations from 50 up to 1e4 in magnitude")
+def stable(cand, ref, rng):
+    fixed = np.array([[1e4, -1e4, 1e3, -1e3], [800.0, -800.0, 710.0, -710.0], [50.0, -50.0, 200.0, -200.0]])
+    random = rng.choice([-1.0, 1.0], size=(2, 3, 5)) * 10 ** rng.uniform(1.7, 4.0, size=(2, 3, 5))
+    for a in (fixed * rng.uniform(0.9, 1.1, size=fixed.shape), random):
+        x, W_gate, W_up, W_down = _probe(a)
+        out, label = _call(cand, x, W_gate, W_up, W_down)
+        label += ", weights chosen so that output [..., j] = silu(a) with a = (x @ W_gate)[..., j]"
+        got = out[..., : a.shape[-1]]
+        want = ref.silu(a)
+        bad = ~np.isfinite(got)
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            why = ("exp(a) overflows to inf and inf / inf is nan: write the sigmoid as 1 / (1 + exp(-a)), or "
+                   "build it from exp(-|a|)" if a[idx] > 0 else
+                   "exp(-a) overflowed: build the sigmoid from exp(-|a|), which is at most 1")
+            raise Fail(f"{label}: for a = {fmt(a[idx])} the output is {fmt(got[idx])}, expected {fmt(want[idx])}; "
+                       f"{why}")
+        idx = worst_entry(got, want, 1e-6, 1e-9)
+        if idx is not None:
+            raise Fail(f"{label}: for a = {fmt(a[idx])} the output is {fmt(got[idx])}, expected silu(a) = "
+                       f"{fmt(want[idx])}. For large |a|, silu(a) tends to a (a > 0) and to 0 (a < 0)")
+
+
+@invariant("matches-reference", "matches a reference SwiGLU to rtol 1e-6")
+def matches_reference(cand, ref, rng):
+    for x_shape, d_ff in CASES:
+        for scale in (0.5, 3.0):
+            x = rng.normal(scale=scale, size=x_shape)
+            weights = _weights(rng, x_shape[-1], d_ff)
+            out, label = _call(cand, x, *weights)
+            check_close(out, ref.swiglu(x, *weights), label)
+
+
+@invariant("input-unchanged", "x, W_gate, W_up and W_down are not modified")
+def input_unchanged(cand, ref, rng):
+    for x_shape, d_ff in (((3, 6), 10), ((2, 3, 5), 8)):
+        args = (rng.normal(size=x_shape), *_weights(rng, x_shape[-1], d_ff))
+        for _ in range(2):  # the second call would see the damage of the first
+            _, after, _ = cand.call_tracking_args("swiglu", *args)
+            for name, before, now in zip(("x", "W_gate", "W_up", "W_down"), args, after, strict=False):
+                check_unchanged(before, now, f"{name} of shape {shape_of(before)}")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------
+
+def probes(rng):
+    # The last case is square (d_ff == d_model) on purpose: a transposed layout then runs and gives a wrong
+    # answer, which tells it apart from code that only fails on the leading dimensions.
+    for x_shape, d_ff in (((5, 6), 10), ((2, 3, 6), 4), ((6,), 10), ((2, 3, 6), 6)):
+        yield "swiglu", (rng.normal(scale=2.0, size=x_shape), *_weights(rng, x_shape[-1], d_ff)), {}
+    big = np.array([[1e3, -1e3, 60.0, -60.0], [2.0, -2.0, 800.0, -0.5]]) * rng.uniform(0.9, 1.1, size=(2, 4))
+    yield "swiglu", _probe(big), {}
+
+
+def _ffn(gate_of):
+    """A SwiGLU whose hidden layer is gate_of(x @ W_gate, x @ W_up)."""
+    def ffn(x, W_gate, W_up, W_down):
+        return gate_of(x @ W_gate, x @ W_up) @ W_down
+    return ffn
+
+
+def _sig(a):
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+_sigmoid_gate = mistake("sigmoid-gate", "the gate is silu(a) = a * sigmoid(a), not sigmoid(a) (that is GLU)")(
+    _ffn(lambda a, u: _sig(a) * u))
+_relu_gate = mistake("relu-gate", "the gate is silu(a) = a * sigmoid(a), not relu(a) (that is ReGLU)")(
+    _ffn(lambda a, u: np.maximum(a, 0.0) * u))
+_gelu_gate = mistake("gelu-gate", "the gate is silu(a) = a * sigmoid(a), not gelu(a) (that is GeGLU)")(
+    _ffn(lambda a, u: ALTERNATIVES["gelu(a) in its tanh approximation (that is GeGLU)"](a) * u))
+_gelu_erf_gate = mistake("gelu-erf-gate", "the gate is silu(a) = a * sigmoid(a), not the exact gelu(a) "
+                                          "(that is GeGLU)")(_ffn(lambda a, u: _gelu_erf(a) * u))
+_silu_on_up = mistake("silu-on-up-branch", "apply silu to x @ W_gate and leave x @ W_up linear, not the other "
+                                           "way round")(_ffn(lambda a, u: a * u * _stable_sigmoid(u)))
+_no_gate_activation = mistake("no-gate-activation", "apply silu to x @ W_gate before multiplying by x @ W_up")(
+    _ffn(lambda a, u: a * u))
+_clipped_gate = mistake("clipped-gate", "do not clip the gate pre-activation: silu(a) tends to a for large a, so "
+                                        "clipping changes the answer")(
+    _ffn(lambda a, u: np.clip(a, -30.0, 30.0) * _stable_sigmoid(np.clip(a, -30.0, 30.0)) * u))
+_exp_ratio = mistake("sigmoid-overflow", "exp(a) / (1 + exp(a)) is inf / inf = nan for large a: use "
+                                         "1 / (1 + exp(-a)) or a form built from exp(-|a|)")(
+    _ffn(lambda a, u: a * (np.exp(a) / (1.0 + np.exp(a))) * u))
+
+
+@mistake("no-down-projection", "project the hidden activations back to d_model with @ W_down")
+def _no_down(x, W_gate, W_up, W_down):
+    a = x @ W_gate
+    return a * _stable_sigmoid(a) * (x @ W_up)
+
+
+@mistake("transposed-weights", "the weights are (in, out): x @ W_gate, not x @ W_gate.T as with nn.Linear")
+def _transposed(x, W_gate, W_up, W_down):
+    a = x @ W_gate.T
+    return (a * _stable_sigmoid(a) * (x @ W_up.T)) @ W_down.T
+
+
+@mistake("mixes-positions", "flatten the leading dimensions with reshape(-1, d_model); reshape(d_model, -1).T mixes "
+                            "the features of different positions")
+def _scrambled(x, W_gate, W_up, W_down):
+    d_model = x.shape[-1]
+    flat = x.reshape(d_model, -1).T
+    a = flat @ W_gate
+    return ((a * _stable_sigmoid(a) * (flat @ W_up)) @ W_down).T.reshape(x.shape)
+
+
+@mistake("two-dims-only", "x may have any number of leading dimensions: use `...` in einsum, or `@`")
+def _two_d_only(x, W_gate, W_up, W_down):
+    a = np.einsum("td,df->tf", x, W_gate)
+    return np.einsum("tf,fd->td", a * _stable_sigmoid(a) * np.einsum("td,df->tf", x, W_up), W_down)
