@@ -283,14 +283,17 @@ def probes(rng):
     # batched, one (T_q, T_k) mask shared by the batch: the mask, np.dot, k.T, softmax over axis 1.
     q, k, v = _qkv(rng, (2,), 5, 7, 4, 3, scale=1.5)
     yield "attention", (q, k, v, _probe_mask(5, 7, 0)), {}
+    # B == T_k == d_k: k.T runs without an error here, with the batch and key axes swapped.
+    yield "attention", _qkv(rng, (3,), 4, 3, 3, 2), {}
     # 4-D without a mask: axis 1 is a batch axis here.
     yield "attention", _qkv(rng, (2, 3), 4, 6, 5, 2), {}
-    # scores near +1e4, and query rows at very different scales.
+    # scores near +1e4, and query rows at scales 0, 1, 1e2 and 1e4.
     q, k, v = _qkv(rng, (), 4, 5, 4, 3)
     q[:, 0], k[:, 0] = 2e4, 1.0
     yield "attention", (q, k, v), {}
     q, k, v = _qkv(rng, (), 4, 6, 3, 2)
-    yield "attention", (q * np.array([1e-3, 1.0, 1e2, 1e4])[:, None], k, v), {}
+    q[:, 0], k[:, 0] = np.array([0.0, 1.0, 1e2, 1e4]) * np.sqrt(3.0), 1.0
+    yield "attention", (q, k, v), {}
 
 
 def _variant(q, k, v, mask=None, *, divisor=None, fill=-np.inf, invert=False, after=False, axis=-1,

@@ -317,9 +317,10 @@ def probes(rng):
     q, k, v = _qkv(rng, 5, 4, 2)
     q[:, 0], k[:, 0] = 2e4, 1.0
     yield "window_attention", (q, k, v, 2), {}
-    # query rows at very different scales
+    # query rows at very different scales: row 0 scores near 2e4, rows 1, 2 and 4 near 0
     q, k, v = _qkv(rng, 5, 3, 2)
-    yield "window_attention", (q * np.array([1e4, 1e-3, 1.0, 1e2, 1e-3])[:, None], k, v, 5), {}
+    q[:, 0], k[:, 0] = np.array([2e4, 0.0, 1.0, 3e2, 0.0]) * np.sqrt(3.0), 1.0
+    yield "window_attention", (q, k, v, 5), {}
 
 
 def _band(T, window, *, validate=True, future=lambda i, j: j > i, past=lambda d, w: d >= w):

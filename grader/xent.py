@@ -10,6 +10,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    mistake,
     shape_of,
 )
 from attnprep.wire import Unsupported
@@ -195,3 +196,121 @@ def input_unchanged(cand, ref, rng):
             _, (logits_after, targets_after, *_), _ = cand.call_tracking_args("cross_entropy", logits, targets)
             check_unchanged(logits, logits_after, f"logits of shape {shape_of(logits)}")
             check_unchanged(targets, targets_after, f"targets of shape {shape_of(targets)}")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------
+
+def probes(rng):
+    # N != V, distinct rows: the reduction and the softmax axis show.
+    yield "cross_entropy", (rng.normal(scale=2.0, size=(4, 6)), np.array([0, 5, 2, 2])), {}
+    # N == V: a missing keepdims broadcasts silently here.
+    yield "cross_entropy", (rng.normal(scale=2.0, size=(5, 5)), np.array([1, 4, 0, 3, 3])), {}
+    # every logit near +1e4; then rows at scales 0, +1e4, -1e4 and 500.
+    yield "cross_entropy", (1e4 + rng.normal(scale=3.0, size=(3, 5)), np.array([4, 0, 2])), {}
+    logits = rng.normal(size=(4, 6)) + np.array([[0.0], [1e4], [-1e4], [500.0]])
+    yield "cross_entropy", (logits, np.array([1, 3, 5, 0])), {}
+    # confidently right: the other probabilities underflow to 0
+    logits = rng.normal(size=(3, 7))
+    targets = np.array([6, 0, 3])
+    logits[np.arange(3), targets] = logits.max(axis=1) + 1000.0
+    yield "cross_entropy", (logits, targets), {}
+    # confidently wrong: the target's probability underflows (in row 0 a non-target's as well)
+    logits = rng.normal(size=(3, 7))
+    targets = np.array([2, 5, 0])
+    logits[np.arange(3), targets] = logits.min(axis=1) - 1000.0
+    logits[0, 4] = logits[0, 2]
+    yield "cross_entropy", (logits, targets), {}
+    # a target of V, and one of -1
+    logits = rng.normal(size=(3, 4))
+    yield "cross_entropy", (logits, np.array([0, 4, 1])), {}
+    yield "cross_entropy", (logits, np.array([2, -1, 1])), {}
+
+
+def _check(logits, targets):
+    if np.any((targets < 0) | (targets >= logits.shape[1])):
+        raise ValueError("target out of range")
+
+
+def _log_softmax(logits, axis=1):
+    m = logits.max(axis=axis, keepdims=True)
+    return logits - m - np.log(np.exp(logits - m).sum(axis=axis, keepdims=True))
+
+
+def _picked(log_probs, targets):
+    return log_probs[np.arange(len(targets)), targets]
+
+
+@mistake("sum-instead-of-mean", "return the mean of the per-row losses over the N rows, not their sum")
+def _sum(logits, targets):
+    _check(logits, targets)
+    return float(-np.sum(_picked(_log_softmax(logits), targets)))
+
+
+@mistake("mean-over-all-entries", "average over the N rows only: the mean over all N x V entries of a "
+         "one-hot product divides the loss by V")
+def _mean_over_all_entries(logits, targets):
+    _check(logits, targets)
+    return float(-np.mean(_picked(_log_softmax(logits), targets)) / logits.shape[1])
+
+
+@mistake("softmax-wrong-axis", "normalise each row over the vocabulary (axis=1), not over the batch (axis 0)")
+def _softmax_over_batch(logits, targets):
+    _check(logits, targets)
+    return float(-np.mean(_picked(_log_softmax(logits, axis=0), targets)))
+
+
+@mistake("missing-keepdims", "reduce with keepdims=True (or index [:, 0]) so each row's max and sum broadcast "
+         "back over its own logits")
+def _missing_keepdims(logits, targets):
+    _check(logits, targets)
+    m = logits.max(axis=1)
+    log_probs = logits - m - np.log(np.exp(logits - m).sum(axis=1))
+    return float(-np.mean(_picked(log_probs, targets)))
+
+
+@mistake("no-max-subtraction", "subtract each row's maximum before np.exp (log-sum-exp): logits near 1e4 "
+         "overflow to inf")
+def _no_max_subtraction(logits, targets):
+    _check(logits, targets)
+    lse = np.log(np.exp(logits).sum(axis=1))
+    return float(np.mean(lse - _picked(logits, targets)))
+
+
+@mistake("global-max", "subtract the maximum of each row (axis=1), not one maximum of the whole batch: a row far "
+         "below it gives log(0)")
+def _global_max(logits, targets):
+    _check(logits, targets)
+    m = logits.max()
+    lse = m + np.log(np.exp(logits - m).sum(axis=1))
+    return float(np.mean(lse - _picked(logits, targets)))
+
+
+@mistake("log-of-softmax", "compute log-softmax directly as (z - max) - log(sum(exp(z - max))): the log of a "
+         "softmax probability that underflowed to 0 is -inf")
+def _log_of_softmax(logits, targets):
+    _check(logits, targets)
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return float(-np.mean(np.log(_picked(e / e.sum(axis=1, keepdims=True), targets))))
+
+
+@mistake("one-hot-times-log", "pick each row's target log-probability by indexing (log_probs[np.arange(N), "
+         "targets]): a one-hot times log(0) gives 0 * -inf = nan")
+def _one_hot_times_log(logits, targets):
+    _check(logits, targets)
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    one_hot = np.eye(logits.shape[1])[targets]
+    return float(-np.sum(one_hot * np.log(e / e.sum(axis=1, keepdims=True))) / logits.shape[0])
+
+
+@mistake("negative-targets-wrap", "also reject negative targets with ValueError: NumPy reads -1 as the last "
+         "class")
+def _negative_wraps(logits, targets):
+    if np.any(targets >= logits.shape[1]):
+        raise ValueError("target out of range")
+    return float(-np.mean(_picked(_log_softmax(logits), targets)))
+
+
+@mistake("no-validation", "raise ValueError for a target outside 0..V-1 before indexing: NumPy raises "
+         "IndexError for V and reads -1 as the last class")
+def _no_validation(logits, targets):
+    return float(-np.mean(_picked(_log_softmax(logits), targets)))

@@ -47,6 +47,8 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, BaseException) or isinstance(b, BaseException):
         if isinstance(a, CandidateError) and isinstance(b, BaseException) and not isinstance(b, CandidateError):
             return a.is_a(type(b).__name__)
+        if isinstance(a, BaseException) and isinstance(b, BaseException):  # two local runs that both raised
+            return type(a) is type(b)
         return False
     la, lb = _leaves(a), _leaves(b)
     if la is None or lb is None or len(la) != len(lb):
@@ -93,6 +95,6 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
                 telling = -1
                 break
             telling += 1
-        if telling > 0:
+        if telling > 0 and all(f["id"] != variant.mistake_id for f in found):
             found.append({"id": variant.mistake_id, "message": variant.mistake_message})
     return found

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail permutation-equivariant
 # mistake: falls back to a causal mask when no mask is given, so position matters without a mask
+# diagnosis: causal-by-default
 import numpy as np
 
 

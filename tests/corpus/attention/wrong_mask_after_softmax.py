@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail mask
 # mistake: zeroes the blocked weights after the softmax without renormalising
+# diagnosis: mask-after-softmax
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail mask
 # mistake: scores[mask] = -inf only works when the mask has the full shape of the scores
+# diagnosis: mask-boolean-index
 import numpy as np
 
 

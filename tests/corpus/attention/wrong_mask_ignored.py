@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail mask
 # mistake: accepts a mask but never applies it
+# diagnosis: mask-ignored
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail mask
 # mistake: reads True in the mask as "may attend" instead of "blocked"
+# diagnosis: mask-inverted
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail stable
 # mistake: exponentiates the raw scores, which overflows near 1e4
+# diagnosis: no-max-subtraction
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail shape batch-dims
 # mistake: np.dot instead of @; on 3-D and 4-D arrays np.dot is not a batched matrix product
+# diagnosis: np-dot-not-batched
 import numpy as np
 
 

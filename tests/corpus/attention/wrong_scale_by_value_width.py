@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail scale
 # mistake: scales by sqrt of the value width d_v instead of the key width d_k
+# diagnosis: scale-by-d-v
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail batch-dims
 # mistake: softmax written with axis=1, which is the key axis only for 2-D inputs
+# diagnosis: softmax-wrong-axis
 import numpy as np
 
 

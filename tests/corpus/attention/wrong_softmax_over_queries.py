@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail sum-to-one matches-reference
 # mistake: normalises the weights over the queries (axis -2) instead of over the keys
+# diagnosis: softmax-over-queries
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail batch-dims
 # mistake: uses k.T, which reverses every axis of a batched k instead of swapping the last two
+# diagnosis: transpose-all-axes
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail mask window-one
 # mistake: uses j >= i for the future, which also blocks each position's own key
+# diagnosis: mask-includes-diagonal
 import numpy as np
 
 

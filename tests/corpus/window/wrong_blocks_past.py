@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail mask prefix
 # mistake: flips the mask: blocks the past and lets each query see the next window of future keys
+# diagnosis: mask-blocks-past
 import numpy as np
 
 

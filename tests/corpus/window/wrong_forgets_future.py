@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail mask prefix row-counts
 # mistake: a symmetric band |i - j| < window: forgets to block the future
+# diagnosis: mask-forgets-future
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail blocked-zero
 # mistake: adds -1e4 to blocked scores; a blocked key scoring 1e4 higher leaks through
+# diagnosis: finite-mask-fill
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail bad-input
 # mistake: never checks window < 1; window = 0 silently blocks every key and returns nan
+# diagnosis: no-validation
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail blocked-zero
 # mistake: computes out correctly but returns the weights from before the mask
+# diagnosis: weights-before-mask
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail mask row-counts
 # mistake: blocks only i - j > window, so every row sees one key too many
+# diagnosis: window-off-by-one
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail sum-to-one
 # mistake: takes the softmax of all scores, then zeroes the blocked weights without renormalising
+# diagnosis: mask-after-softmax
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: xent
 # expect: fail stable shift-invariant
 # mistake: subtracts one maximum for the whole batch; a row far below it gives log(0)
+# diagnosis: global-max
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: xent
 # expect: fail confident
 # mistake: takes the log of a (stable) softmax; a confidently wrong target has probability 0 and loss inf
+# diagnosis: log-of-softmax
 import numpy as np
 
 

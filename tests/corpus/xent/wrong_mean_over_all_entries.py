@@ -1,6 +1,7 @@
 # attnprep: xent
 # expect: fail mean uniform
 # mistake: averages the one-hot-weighted log-probabilities over all N x V entries instead of over N
+# diagnosis: mean-over-all-entries
 import numpy as np
 
 

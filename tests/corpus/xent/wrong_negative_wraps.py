@@ -1,6 +1,7 @@
 # attnprep: xent
 # expect: fail bad-input
 # mistake: checks only targets >= V, so -1 silently picks the last class
+# diagnosis: negative-targets-wrap
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: xent
 # expect: fail stable shift-invariant
 # mistake: exponentiates the raw logits, which overflows near 1e4
+# diagnosis: no-max-subtraction
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: xent
 # expect: fail bad-input
 # mistake: no range check: NumPy raises IndexError for targets >= V and wraps negative ones
+# diagnosis: no-validation
 import numpy as np
 
 

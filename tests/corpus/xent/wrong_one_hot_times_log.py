@@ -1,6 +1,7 @@
 # attnprep: xent
 # expect: fail confident
 # mistake: multiplies a one-hot by log(softmax); 0 * log(0) = nan as soon as any probability underflows
+# diagnosis: one-hot-times-log
 import numpy as np
 
 

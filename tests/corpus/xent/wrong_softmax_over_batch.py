@@ -1,6 +1,7 @@
 # attnprep: xent
 # expect: fail uniform
 # mistake: normalises over the batch axis (axis 0) instead of the vocabulary
+# diagnosis: softmax-wrong-axis
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: xent
 # expect: fail mean
 # mistake: sums the per-example losses instead of averaging them
+# diagnosis: sum-instead-of-mean
 import numpy as np
 
 
