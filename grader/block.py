@@ -11,6 +11,7 @@ from attnprep.grading import (
     check_unchanged,
     fmt,
     invariant,
+    mistake,
     shape_of,
 )
 
@@ -285,3 +286,145 @@ def input_unchanged(cand, ref, rng):
             if missing:
                 raise Fail(f"params lost the key(s) {missing} during the call; read the dict, do not change it")
             check_unchanged(p, got, "params")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------------
+
+def probes(rng):
+    # Scores of a few units (the scale matters), T != d_model != d_ff, norm weights far from one.
+    x = rng.normal(scale=2.0, size=(2, 5, 8))
+    yield "transformer_block", (x, _params(rng, 8, 12, attn_scale=1.5), 2), {}
+    # Positions at very different scales, some with |x| ~ 1e-3, where eps inside or outside the root differ.
+    x = rng.normal(size=(2, 4, 12)) * 10.0 ** rng.uniform(-3.0, 1.0, size=(2, 4, 1))
+    yield "transformer_block", (x, _params(rng, 12, 6, attn_scale=1.5), 3), {}
+    # Integer x: adding a branch into it in place (x += ...) cannot store the float result.
+    yield "transformer_block", (rng.integers(-3, 4, size=(1, 3, 6)), _params(rng, 6, 10), 3), {}
+
+
+def _rms_norm(x, w, *, stat=None, weighted=True):
+    if stat is None:
+        r = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + EPS)
+    else:
+        r = stat(x)
+    return x / r * (w if weighted else 1.0)
+
+
+def _block(x, p, n_heads, *, norm=_rms_norm, attn=None, ffn=None, attn_residual=True, ffn_residual=True,
+           post_norm=False, ffn_reads_x=False):
+    """The pre-norm block with one known mistake switched on."""
+    x = np.asarray(x, dtype=np.float64)
+    attn = attn or (lambda a: _mha(a, p, n_heads))
+    ffn = ffn or (lambda a: _ffn(a, p))
+    if post_norm:
+        h = norm(x + attn(x), p["attn_norm"])
+        return norm(h + ffn(h), p["ffn_norm"])
+    h = attn(norm(x, p["attn_norm"])) + (x if attn_residual else 0.0)
+    return ffn(norm(x if ffn_reads_x else h, p["ffn_norm"])) + (h if ffn_residual else 0.0)
+
+
+@mistake("post-norm", "normalise each branch's input (pre-norm): h = x + attn(rms_norm(x)), then "
+                      "out = h + ffn(rms_norm(h)); do not normalise after the residual add")
+def _post_norm(x, params, n_heads):
+    return _block(x, params, n_heads, post_norm=True)
+
+
+@mistake("no-attention-residual", "add the attention output to the residual stream, h = x + attn(rms_norm(x)), "
+                                  "instead of replacing x with it")
+def _no_attention_residual(x, params, n_heads):
+    return _block(x, params, n_heads, attn_residual=False)
+
+
+@mistake("no-ffn-residual", "add the feed-forward output back to the stream: return h + ffn(rms_norm(h)), not the "
+                            "feed-forward output alone")
+def _no_ffn_residual(x, params, n_heads):
+    return _block(x, params, n_heads, ffn_residual=False)
+
+
+@mistake("ffn-reads-x", "feed the feed-forward rms_norm(h), the stream after the attention residual, not "
+                        "rms_norm(x)")
+def _ffn_reads_x(x, params, n_heads):
+    return _block(x, params, n_heads, ffn_reads_x=True)
+
+
+@mistake("relu-gate", "gate with silu(a) = a * sigmoid(a), not relu: SwiGLU is silu(h W_gate) * (h W_up)")
+def _relu_gate(x, params, n_heads):
+    return _block(x, params, n_heads, ffn=lambda a: _ffn(a, params, lambda g: np.maximum(g, 0.0)))
+
+
+@mistake("sigmoid-gate", "gate with silu(a) = a * sigmoid(a), not sigmoid(a) alone")
+def _sigmoid_gate(x, params, n_heads):
+    return _block(x, params, n_heads, ffn=lambda a: _ffn(a, params, _sigmoid))
+
+
+@mistake("silu-on-up-projection", "apply silu to h @ W_gate and multiply by h @ W_up, not the other way round")
+def _silu_on_up(x, params, n_heads):
+    return _block(x, params, n_heads, ffn=lambda a: _ffn(a, params, swap=True))
+
+
+@mistake("no-scale", "divide the attention scores by sqrt(d_head) before the softmax")
+def _no_scale(x, params, n_heads):
+    return _block(x, params, n_heads, attn=lambda a: _mha(a, params, n_heads, 1.0))
+
+
+@mistake("scale-by-d-model", "divide the scores by sqrt(d_head), the width of one head, not sqrt(d_model)")
+def _scale_by_d_model(x, params, n_heads):
+    return _block(x, params, n_heads, attn=lambda a: _mha(a, params, n_heads, np.sqrt(a.shape[-1])))
+
+
+@mistake("scale-by-d-k", "divide the scores by the square root of d_head, not by d_head itself")
+def _scale_by_d_k(x, params, n_heads):
+    return _block(x, params, n_heads, attn=lambda a: _mha(a, params, n_heads, float(a.shape[-1] // n_heads)))
+
+
+@mistake("no-causal-mask", "mask the future: set the scores above the diagonal to -inf before the softmax, so "
+                           "position t attends only to positions <= t")
+def _no_causal_mask(x, params, n_heads):
+    return _block(x, params, n_heads, attn=lambda a: _mha(a, params, n_heads, causal=False))
+
+
+@mistake("split-without-transpose", "split into heads with reshape(B, T, n_heads, d_head) then swap axes 1 and 2; "
+                                    "a reshape straight to (B, n_heads, T, d_head) mixes positions")
+def _split_without_transpose(x, params, n_heads):
+    def attn(a):
+        B, T, d_model = a.shape
+        q, k, v = ((a @ params[w]).reshape(B, n_heads, T, d_model // n_heads) for w in ("W_q", "W_k", "W_v"))
+        s = q @ k.swapaxes(-1, -2) / np.sqrt(d_model // n_heads)
+        s = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, s)
+        return (_softmax(s) @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model) @ params["W_o"]
+    return _block(x, params, n_heads, attn=attn)
+
+
+@mistake("eps-outside-sqrt", "add eps to the mean square inside the square root, sqrt(mean(x**2) + eps), not to "
+                             "the RMS")
+def _eps_outside_sqrt(x, params, n_heads):
+    return _block(x, params, n_heads, norm=lambda a, w: _rms_norm(
+        a, w, stat=lambda v: np.sqrt(np.mean(v * v, axis=-1, keepdims=True)) + EPS))
+
+
+@mistake("rms-norm-forgets-weight", "multiply each normalised vector by its norm weight (attn_norm, ffn_norm), "
+                                    "feature by feature")
+def _norm_weights_ignored(x, params, n_heads):
+    return _block(x, params, n_heads, norm=lambda a, w: _rms_norm(a, w, weighted=False))
+
+
+@mistake("rms-norm-centres", "RMSNorm does not subtract the mean: divide x itself by sqrt(mean(x**2) + eps)")
+def _layer_norm(x, params, n_heads):
+    def norm(a, w):
+        c = a - a.mean(axis=-1, keepdims=True)
+        return c / np.sqrt(np.mean(c * c, axis=-1, keepdims=True) + EPS) * w
+    return _block(x, params, n_heads, norm=norm)
+
+
+@mistake("rms-norm-whole-array", "compute one RMS per position (np.mean(x**2, axis=-1, keepdims=True)), not one "
+                                 "for the whole batch and sequence")
+def _rms_whole_array(x, params, n_heads):
+    return _block(x, params, n_heads, norm=lambda a, w: _rms_norm(a, w, stat=lambda v: np.sqrt(np.mean(v * v) + EPS)))
+
+
+@mistake("residual-added-in-place", "build the residual stream in a new array (h = x + ...): x += ... writes into "
+                                    "the caller's x")
+def _residual_in_place(x, params, n_heads):
+    x = np.array(x)  # a private copy of the caller's dtype: an integer x cannot take the float result
+    x += _mha(_rms_norm(x, params["attn_norm"]), params, n_heads)
+    x += _ffn(_rms_norm(x, params["ffn_norm"]), params)
+    return x

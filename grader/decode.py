@@ -269,10 +269,10 @@ def _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, *, divide_by=None, heads=N
         s = np.where(mask(s.shape[-1]), -np.inf, s)
     e = np.exp(s - (s.max(axis=-1, keepdims=True) if subtract is None else subtract(s)))
     w = e / e.sum(axis=-1, keepdims=True)
-    out = w @ V
-    merge = (lambda o: o.reshape(B, d_model)) if heads is None else (lambda o: o[:, :, 0, :].transpose(0, 2, 1)
-                                                                   .reshape(B, d_model))
-    return merge(out) @ W_o, (K, V)
+    out = (w @ V)[:, :, 0, :]  # (B, n_heads, d_head)
+    if heads is not None:  # merged back the way it was split: (B, d_head, n_heads)
+        out = out.transpose(0, 2, 1)
+    return out.reshape(B, d_model) @ W_o, (K, V)
 
 
 @mistake("no-scale", "divide the scores q . k by sqrt(d_head) before the softmax")

@@ -13,6 +13,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    mistake,
     shape_of,
     unpack,
 )
@@ -311,3 +312,164 @@ def input_unchanged(cand, ref, rng):
             _, after, _ = cand.call_tracking_args("load_balance_loss", logits, idx, E)
             check_unchanged(logits, after[0], f"router_logits of shape {shape_of(logits)}")
             check_unchanged(idx, after[1], f"expert_idx of shape {shape_of(idx)}")
+
+
+# -- known mistakes, recognised by behaviour on these probes --------------------------
+
+def probes(rng):
+    x, W = _inputs(rng, 6, 4, 8, scale=2.0)
+    yield "route_top_k", (x, W, 3), {}
+    x, W = _inputs(rng, 5, 3, 6)
+    yield "route_top_k", (x, W, 2), {}
+    # Each token's logits shifted by a constant of magnitude 800 to 1e4 (see `stable`): exp overflows unshifted.
+    x, W = _inputs(rng, 5, 4, 6)
+    shift = rng.choice([-1.0, 1.0], size=(5, 1)) * rng.uniform(800.0, 1e4, size=(5, 1))
+    yield "route_top_k", (np.hstack([x, shift]), np.vstack([W, np.ones((1, 6))]), 2), {}
+    x, W = _inputs(rng, 4, 3, 5)
+    yield "route_top_k", (x, W, 7), {}  # k > E
+    # Hundreds of experts, most of them chosen: np.argpartition leaves so many in no particular order.
+    x, W = _inputs(rng, 2, 3, 300)
+    yield "route_top_k", (x, W, 280), {}
+
+    T, E, k = 7, 5, 2
+    logits = rng.normal(scale=2.0, size=(T, E))
+    yield "load_balance_loss", (logits, np.argsort(-logits, axis=-1)[:, :k], E), {}
+    # Columns with different experts, so the first column alone gives other shares than all of them.
+    idx = np.array([[0, 1], [0, 2], [3, 0], [1, 4], [0, 2], [2, 1]])
+    yield "load_balance_loss", (rng.normal(size=(6, E)), idx, E), {}
+    shift = rng.choice([-1.0, 1.0], size=(T, 1)) * rng.uniform(800.0, 1e4, size=(T, 1))
+    yield "load_balance_loss", (logits + shift, np.argsort(-logits, axis=-1)[:, :k], E), {}
+    # Integer logits: an in-place softmax (np.exp(z, out=z)) cannot store its floats in them.
+    ints = rng.integers(-3, 4, size=(T, E))
+    yield "load_balance_loss", (ints, np.argsort(-ints, axis=-1, kind="stable")[:, :k], E), {}
+
+
+def _gated(logits, idx, shift=True):
+    top = np.take_along_axis(logits, idx, axis=1)
+    e = np.exp(top - top.max(axis=1, keepdims=True) if shift else top)
+    return idx, e / e.sum(axis=1, keepdims=True)
+
+
+def _checked_logits(x, W_router, k):
+    logits = np.asarray(x, dtype=np.float64) @ np.asarray(W_router, dtype=np.float64)
+    if not 1 <= k <= logits.shape[1]:
+        raise ValueError(f"k={k} is not in 1..{logits.shape[1]}")
+    return logits
+
+
+@mistake("lowest-k", "np.argsort sorts ascending: take the first k columns of np.argsort(-logits) for the k "
+                     "highest logits, not the k lowest")
+def _lowest_k(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    return _gated(logits, np.argsort(logits, axis=1)[:, :k])
+
+
+@mistake("ascending-order", "list each token's k experts highest logit first (np.argsort(-logits)[:, :k]); the last "
+                            "k columns of an ascending argsort come lowest first")
+def _ascending_order(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    return _gated(logits, np.argsort(logits, axis=1)[:, -k:])
+
+
+@mistake("top-k-unsorted", "np.argpartition finds the top k in no particular order: sort those k by their logits, "
+                           "highest first")
+def _argpartition_unsorted(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    E = logits.shape[1]
+    return _gated(logits, np.argpartition(logits, E - k, axis=1)[:, E - k:])
+
+
+@mistake("top-expert-repeated", "take k different experts per token: an argmax taken k times returns the same "
+                                "expert k times unless the chosen ones are removed")
+def _argmax_repeats(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    return _gated(logits, np.repeat(np.argmax(logits, axis=1)[:, None], k, axis=1))
+
+
+@mistake("gates-over-all-experts", "take the softmax over the k chosen logits only, so each token's gates sum to "
+                                   "one; the softmax over all E experts leaves them short")
+def _gates_all_experts(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    idx = np.argsort(-logits, axis=1, kind="stable")[:, :k]
+    z = logits - logits.max(axis=1, keepdims=True)
+    return idx, np.take_along_axis(np.exp(z) / np.exp(z).sum(axis=1, keepdims=True), idx, axis=1)
+
+
+@mistake("no-max-subtraction", "subtract each token's largest chosen logit before np.exp in the gates: logits "
+                               "past about 709 overflow")
+def _route_no_max_subtraction(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    return _gated(logits, np.argsort(-logits, axis=1, kind="stable")[:, :k], shift=False)
+
+
+@mistake("no-validation", "raise ValueError when k < 1 or k > the number of experts, instead of quietly returning "
+                          "fewer experts")
+def _no_k_check(x, W_router, k):
+    logits = np.asarray(x, dtype=np.float64) @ np.asarray(W_router, dtype=np.float64)
+    return _gated(logits, np.argsort(-logits, axis=1, kind="stable")[:, :k])
+
+
+def _loss_with(router_logits, expert_idx, n_experts, *, f=None, P=None, factor=None):
+    """load_balance_loss with one known mistake switched on."""
+    logits = np.asarray(router_logits, dtype=np.float64)
+    idx = np.asarray(expert_idx)
+    counts = np.bincount(idx.ravel(), minlength=n_experts)
+    f_e = counts / idx.size if f is None else f(idx, counts)
+    P_e = _softmax(logits).mean(axis=0) if P is None else P(logits)
+    return float((n_experts if factor is None else factor) * np.sum(f_e * P_e))
+
+
+@mistake("no-factor-e", "multiply by n_experts: E * sum_e f_e * P_e is 1 for a perfectly balanced router, without "
+                        "the factor it is 1/E", fn="load_balance_loss")
+def _no_factor_e(router_logits, expert_idx, n_experts):
+    return _loss_with(router_logits, expert_idx, n_experts, factor=1.0)
+
+
+@mistake("f-counts-top-1-only", "count every one of the k columns of expert_idx for f_e (T*k assignments), not "
+                                "only the first choice", fn="load_balance_loss")
+def _f_top1_only(router_logits, expert_idx, n_experts):
+    return _loss_with(router_logits, expert_idx, n_experts,
+                 f=lambda idx, counts: np.bincount(idx[:, 0], minlength=n_experts) / idx.shape[0])
+
+
+@mistake("f-raw-counts", "divide each expert's assignment count by the T*k assignments: f_e is a share, not a count",
+         fn="load_balance_loss")
+def _f_raw_counts(router_logits, expert_idx, n_experts):
+    return _loss_with(router_logits, expert_idx, n_experts, f=lambda idx, counts: counts)
+
+
+@mistake("p-from-raw-logits", "average the softmax probabilities of the router logits for P_e, not the raw logits",
+         fn="load_balance_loss")
+def _raw_logits_p(router_logits, expert_idx, n_experts):
+    return _loss_with(router_logits, expert_idx, n_experts, P=lambda z: z.mean(axis=0))
+
+
+@mistake("softmax-wrong-axis", "take the router softmax over the experts (axis=-1) for each token, not over the "
+                               "tokens (axis 0)", fn="load_balance_loss")
+def _softmax_token_axis(router_logits, expert_idx, n_experts):
+    return _loss_with(router_logits, expert_idx, n_experts,
+                 P=lambda z: (np.exp(z - z.max(axis=0)) / np.exp(z - z.max(axis=0)).sum(axis=0)).mean(axis=0))
+
+
+@mistake("sum-instead-of-mean", "average the router probabilities over the tokens for P_e (mean over axis 0), not "
+                                "sum them", fn="load_balance_loss")
+def _p_summed(router_logits, expert_idx, n_experts):
+    return _loss_with(router_logits, expert_idx, n_experts, P=lambda z: _softmax(z).sum(axis=0))
+
+
+@mistake("loss-no-max-subtraction", "subtract each token's maximum logit before np.exp in the loss's softmax: "
+                                    "logits past about 709 overflow", fn="load_balance_loss")
+def _loss_no_max_subtraction(router_logits, expert_idx, n_experts):
+    return _loss_with(router_logits, expert_idx, n_experts,
+                 P=lambda z: (np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)).mean(axis=0))
+
+
+@mistake("logits-modified-in-place", "leave router_logits as passed: a softmax computed in place (-=, out=) "
+                                     "overwrites the caller's logits; compute into a new array",
+         fn="load_balance_loss")
+def _softmax_in_place(router_logits, expert_idx, n_experts):
+    z = np.array(router_logits)  # a private copy of the caller's dtype: integer logits cannot take the floats
+    z -= z.max(axis=-1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=-1, keepdims=True)
+    return _loss_with(z, expert_idx, n_experts, P=lambda p: p.mean(axis=0))

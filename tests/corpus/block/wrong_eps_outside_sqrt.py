@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail norm
 # mistake: adds eps after the square root instead of inside it
+# diagnosis: eps-outside-sqrt
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail norm
 # mistake: subtracts the mean and divides by the standard deviation (LayerNorm) instead of the RMS
+# diagnosis: rms-norm-centres
 import numpy as np
 
 

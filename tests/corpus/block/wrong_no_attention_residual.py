@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail residual
 # mistake: replaces the stream with the attention output: h = attn(...) without + x
+# diagnosis: no-attention-residual
 import numpy as np
 
 

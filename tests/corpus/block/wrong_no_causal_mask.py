@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail prefix
 # mistake: never masks the future: every position attends to the whole sequence
+# diagnosis: no-causal-mask
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail residual
 # mistake: returns the feed-forward output without adding h back
+# diagnosis: no-ffn-residual
 import numpy as np
 
 

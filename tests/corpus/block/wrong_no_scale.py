@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail scale
 # mistake: forgets to divide the scores by sqrt(d_head)
+# diagnosis: no-scale
 import numpy as np
 
 

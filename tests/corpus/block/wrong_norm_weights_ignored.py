@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail norm
 # mistake: normalises but never multiplies by the learned norm weights
+# diagnosis: rms-norm-forgets-weight
 import numpy as np
 
 

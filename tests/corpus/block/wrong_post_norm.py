@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail residual
 # mistake: normalises after the residual add (post-norm) instead of before each branch
+# diagnosis: post-norm
 import numpy as np
 
 

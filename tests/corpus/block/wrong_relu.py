@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail gate
 # mistake: uses ReLU as the gate activation instead of silu
+# diagnosis: relu-gate
 import numpy as np
 
 

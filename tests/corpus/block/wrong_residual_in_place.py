@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail input-unchanged
 # mistake: adds the branch outputs with += into the caller's x
+# diagnosis: residual-added-in-place
 import numpy as np
 
 

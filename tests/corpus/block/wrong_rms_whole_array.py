@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail batch-independent prefix
 # mistake: takes the mean of x**2 without axis=-1, one RMS for the whole batch and sequence
+# diagnosis: rms-norm-whole-array
 import numpy as np
 
 

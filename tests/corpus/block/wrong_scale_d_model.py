@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail scale
 # mistake: divides the scores by sqrt(d_model) instead of sqrt(d_head)
+# diagnosis: scale-by-d-model
 import numpy as np
 
 

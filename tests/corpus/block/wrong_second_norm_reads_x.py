@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail matches-reference
 # mistake: feeds rms_norm(x) instead of rms_norm(h) into the feed-forward
+# diagnosis: ffn-reads-x
 import numpy as np
 
 

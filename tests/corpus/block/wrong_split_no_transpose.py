@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail prefix
 # mistake: reshapes q, k and v straight to (B, n_heads, T, d_head) without the transpose
+# diagnosis: split-without-transpose
 import numpy as np
 
 

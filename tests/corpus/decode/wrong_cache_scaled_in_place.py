@@ -1,6 +1,7 @@
 # attnprep: decode
 # expect: fail input-unchanged cache-content
 # mistake: folds 1/sqrt(d_head) into the cached keys with *=, writing into the caller's cache
+# diagnosis: cached-keys-prescaled
 import numpy as np
 
 

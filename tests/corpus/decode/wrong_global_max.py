@@ -1,6 +1,7 @@
 # attnprep: decode
 # expect: fail batch-independent
 # mistake: subtracts one maximum over the whole batch, so a sequence far below it underflows to 0/0
+# diagnosis: global-max
 import numpy as np
 
 

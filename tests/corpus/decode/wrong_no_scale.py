@@ -1,6 +1,7 @@
 # attnprep: decode
 # expect: fail matches-full
 # mistake: never divides the scores by sqrt(d_head)
+# diagnosis: no-scale
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: decode
 # expect: fail cache-content
 # mistake: puts the new key and value in front of the cache instead of after it
+# diagnosis: new-position-prepended
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: decode
 # expect: fail cache-shape
 # mistake: stores the keys pre-transposed as (B, n_heads, d_head, t) and grows the last axis
+# diagnosis: keys-stored-transposed
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: decode
 # expect: fail matches-full
 # mistake: scales the scores by sqrt(d_model) instead of sqrt(d_head)
+# diagnosis: scale-by-d-model
 import numpy as np
 
 

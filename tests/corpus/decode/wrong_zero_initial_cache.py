@@ -1,6 +1,7 @@
 # attnprep: decode
 # expect: fail first-step cache-shape
 # mistake: starts from a cache holding one zero position instead of an empty one
+# diagnosis: zero-initial-cache
 import numpy as np
 
 

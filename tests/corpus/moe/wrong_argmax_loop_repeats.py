@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail distinct
 # mistake: takes the argmax k times without removing the expert already chosen
+# diagnosis: top-expert-repeated
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail order
 # mistake: uses np.argpartition to find the top k but never sorts them
+# diagnosis: top-k-unsorted
 import numpy as np
 
 

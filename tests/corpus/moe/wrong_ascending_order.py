@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail order
 # mistake: takes the last k columns of an ascending argsort: the right experts, lowest first
+# diagnosis: ascending-order
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail assignment-share
 # mistake: counts only the first choice of every token for f_e, ignoring the other k-1 columns
+# diagnosis: f-counts-top-1-only
 import numpy as np
 
 

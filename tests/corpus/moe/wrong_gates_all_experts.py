@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail gates-sum-to-one
 # mistake: takes the gates from the softmax over all E experts instead of renormalising over the k chosen
+# diagnosis: gates-over-all-experts
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail top-k
 # mistake: forgets that argsort is ascending and keeps the k lowest logits
+# diagnosis: lowest-k
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail balanced-loss
 # mistake: forgets the factor E, so a perfectly balanced router scores 1/E instead of 1
+# diagnosis: no-factor-e
 import numpy as np
 
 

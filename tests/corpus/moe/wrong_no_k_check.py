@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail bad-input
 # mistake: never validates k, so k > E quietly returns all E experts and k = 0 returns nothing
+# diagnosis: no-validation
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail stable
 # mistake: exponentiates the raw logits: exp overflows to inf once a logit passes about 709
+# diagnosis: no-max-subtraction loss-no-max-subtraction
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail balanced-loss
 # mistake: averages the raw router logits for P_e instead of the softmax probabilities
+# diagnosis: p-from-raw-logits
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail input-unchanged
 # mistake: shifts and exponentiates router_logits in place to save memory
+# diagnosis: logits-modified-in-place
 import numpy as np
 
 

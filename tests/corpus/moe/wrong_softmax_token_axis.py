@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail balanced-loss imbalance
 # mistake: takes the router softmax over the tokens (axis 0) instead of over the experts
+# diagnosis: softmax-wrong-axis
 import numpy as np
 
 
