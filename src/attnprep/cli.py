@@ -128,13 +128,23 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
           timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds for the whole grading.")] = 10.0,
           seed: Annotated[int, typer.Option(help="Seed of the hidden checks' inputs.")] = 0) -> None:
     """Grade a solution file against the exercise's hidden invariants."""
+    import time
+
     from attnprep import mock, render, state, workspace
-    from attnprep.engine import grade
+    from attnprep.runner import Worker
 
     path = workspace.file_to_check(file)
     source = workspace.read_source(path)
     ex = workspace.infer_exercise(path, source, exercise)
-    report = grade(ex, source, str(file) if file else str(path), seed=seed, timeout=timeout)
+    started = time.monotonic()
+    worker = Worker()  # boots Python and NumPy while this process imports the judge
+    try:
+        from attnprep.engine import grade
+
+        report = grade(ex, source, str(file) if file else str(path), seed=seed, timeout=timeout, worker=worker,
+                       started=started)
+    finally:
+        worker.kill()  # already done by grade; this covers a failure before grading began
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
     state.record_check(ex.slug, report.status, report.failed_ids, report.clock)
     running = mock.active()

@@ -54,16 +54,19 @@ class LoadFailed(Exception):
 class Session:
     """The candidate's file loaded in a worker, restarted after a crash or timeout."""
 
-    def __init__(self, source: str, filename: str, functions: list[str]) -> None:
+    def __init__(self, source: str, filename: str, functions: list[str], worker: Worker | None = None) -> None:
         self.source, self.filename, self.functions = source, filename, functions
-        self.worker: Worker | None = None
+        self.worker = worker  # may be started early, before the judge's imports
+        self.loaded = False
         self.deadline = 0.0
         self.output: list[str] = []
 
     def ensure_loaded(self) -> None:
-        if self.worker is not None and self.worker.alive:
+        if self.worker is not None and self.worker.alive and self.loaded:
             return
-        self.worker = Worker()
+        if self.worker is None or not self.worker.alive:
+            self.worker = Worker()
+        self.loaded = False
         try:
             self.worker.wait_ready(self.deadline)
             reply = self.worker.request({"op": "load", "source": self.source,
@@ -85,6 +88,7 @@ class Session:
         if missing:
             names = ", ".join(f"`{m}`" for m in missing)
             raise LoadFailed("error", f"the file does not define {names}")
+        self.loaded = True
 
     def send(self, header: dict, blobs: list[bytes]):
         self.ensure_loaded()
@@ -140,14 +144,18 @@ def _diagnose(module: ModuleType, ref: ModuleType, session: Session, seed: int, 
 
 
 def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
-          timeout: float = 10.0) -> Report:
-    """Grade `source` against every invariant of `exercise` within `timeout` seconds."""
-    started = time.monotonic()
+          timeout: float = 10.0, worker: Worker | None = None, started: float | None = None) -> Report:
+    """Grade `source` against every invariant of `exercise` within `timeout` seconds.
+
+    `worker` may be a Worker started before this module was imported, and
+    `started` the monotonic time the grading began (the timeout counts from it).
+    """
+    started = time.monotonic() if started is None else started
     end = started + timeout
     module = grader_module(exercise)
     ref = reference_module(exercise)
     checks = invariants_of(module)
-    session = Session(source, filename, list(module.FUNCTIONS))
+    session = Session(source, filename, list(module.FUNCTIONS), worker)
     session.deadline = end
     report = Report(exercise=exercise.slug, file=filename, status="pass", seed=seed)
     try:

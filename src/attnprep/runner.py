@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attnprep import reaper, wire
+# This module must not import NumPy at import time: `check` starts a worker
+# first and imports the judge's NumPy while the worker boots.
+from attnprep import reaper
 
 MEMORY_LIMIT = 2 * 1024**3
 OUTPUT_KEEP = 8 * 1024
@@ -137,6 +139,8 @@ class Worker:
 
     def request(self, header: dict, blobs: list[bytes], deadline: float) -> Reply:
         """Send one request and wait for its reply until `deadline` (monotonic)."""
+        from attnprep import wire  # NumPy: imported while the worker boots, not before
+
         if not self.alive:
             raise WorkerDied("the worker is not running")
         self._deadline = deadline
@@ -158,6 +162,8 @@ class Worker:
         return reply
 
     def wait_ready(self, deadline: float) -> None:
+        from attnprep import wire
+
         self._deadline = deadline
         try:
             head, _ = wire.read_frame(self._read_exact)
