@@ -1,0 +1,289 @@
+"""Hidden checks for the `causal` exercise."""
+
+import numpy as np
+
+from attnprep.grading import (
+    CandidateError,
+    Fail,
+    as_array,
+    as_float,
+    check_close,
+    check_finite,
+    check_shape,
+    check_unchanged,
+    fmt,
+    invariant,
+    shape_of,
+    unpack,
+)
+
+FUNCTIONS = ("causal_mask", "causal_attention")
+
+# (T, d_k, d_v): T, d_k and d_v differ wherever possible, so a size taken from
+# the wrong dimension cannot pass by accident; length 1 and d_k = 1 included.
+SHAPES = [(6, 4, 3), (4, 6, 2), (7, 3, 5), (1, 3, 2), (2, 5, 3), (3, 2, 7), (5, 1, 4)]
+# The same plus square cases, where a missing transpose still runs but gives wrong numbers.
+REFERENCE_SHAPES = SHAPES + [(5, 5, 5), (4, 4, 6), (8, 3, 3)]
+
+
+# -- private helpers (generic enough for the other attention exercises) ------------------
+
+def _qkv(rng, T, d_k, d_v, scale=1.0):
+    return (rng.normal(scale=scale, size=(T, d_k)), rng.normal(scale=scale, size=(T, d_k)),
+            rng.normal(size=(T, d_v)))
+
+
+def _dims(q, v):
+    return f"T={q.shape[0]}, d_k={q.shape[1]}, d_v={v.shape[1]}"
+
+
+def _with_shapes(err, q, k, v):
+    """The same candidate exception (still an error, not a fail), naming the shapes that triggered it."""
+    if err.not_implemented:
+        return err
+    where = f"called with q {shape_of(q)}, k {shape_of(k)}, v {shape_of(v)}: {_dims(q, v)}"
+    return CandidateError(err.fn, err.type_name, err.mro, f"{err.text} [{where}]", err.line)
+
+
+def _attend(cand, q, k, v):
+    """Call the candidate's causal_attention; return (out, weights, dims) with checked shapes."""
+    dims = _dims(q, v)
+    try:
+        result = cand.causal_attention(q, k, v)
+    except CandidateError as err:
+        raise _with_shapes(err, q, k, v) from None
+    out, weights = unpack(result, 2, "causal_attention")
+    T, d_v = q.shape[0], v.shape[1]
+    out = as_float(out, f"out ({dims})")
+    weights = as_float(weights, f"weights ({dims})")
+    check_shape(weights, (T, T), f"weights ({dims})")
+    check_shape(out, (T, d_v), f"out ({dims})")
+    return out, weights, dims
+
+
+def _unmasked_weights(q, k):
+    """Row softmax of q k^T / sqrt(d_k) with no mask at all (to recognise a forgotten mask)."""
+    s = q @ k.T / np.sqrt(q.shape[1])
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _first(mask):
+    return tuple(int(i) for i in np.argwhere(mask)[0])
+
+
+def _check_upper_zero(weights, what):
+    """Fail unless every entry strictly above the diagonal is exactly 0.0 (nan counts as not zero)."""
+    T = weights.shape[-1]
+    bad = np.triu(np.ones((T, T), dtype=bool), k=1) & ~(weights == 0.0)
+    if bad.any():
+        i, j = _first(bad)
+        nan = f" (row {i} has a 0/0 in its softmax)" if np.isnan(weights[i, j]) else ""
+        raise Fail(f"{what}: weights[{i}, {j}] is {fmt(weights[i, j])}, expected exactly 0.0: "
+                   f"query {i} must not attend to the later key {j}{nan}")
+
+
+def _check_rows_sum_to_one(weights, what, atol=1e-6):
+    """Fail with the first row whose sum is not 1 (nan included)."""
+    sums = weights.sum(axis=-1)
+    bad = ~np.isclose(sums, 1.0, rtol=0.0, atol=atol)
+    if bad.any():
+        (i,) = _first(bad)
+        nan = f" (a 0/0 in row {i}'s softmax: is every key of the row masked?)" if np.isnan(sums[i]) else ""
+        raise Fail(f"{what}: row {i} of weights sums to {fmt(sums[i])}, expected 1{nan}")
+
+
+# -- the invariants, simplest first --------------------------------------------------------
+
+@invariant("mask", "causal_mask(T) is a bool (T, T) array, True exactly above the diagonal; "
+                   "attention keeps the diagonal and the past")
+def mask(cand, ref, rng):
+    for T in (5, 2, 8, 1):  # T = 1 last: its only entry cannot tell a diagonal from an inverted mask
+        label = f"causal_mask({T})"
+        m = as_array(cand.causal_mask(T), label)
+        check_shape(m, (T, T), label)
+        got = m != 0
+        want = ref.causal_mask(T)
+        if T > 1 and np.array_equal(got, ~want):
+            raise Fail(f"{label} is the exact opposite of the expected mask ({label}[0, 0] is {fmt(m[0, 0])}): "
+                       "True must mean blocked, i.e. the future (key j > query i), and False allowed")
+        diag = np.diag(got)
+        if diag.any():
+            i = int(np.argmax(diag))
+            raise Fail(f"{label}[{i}, {i}] is {fmt(m[i, i])}: the diagonal must not be masked; "
+                       f"position {i} always attends to itself")
+        past = np.tril(got, k=-1)
+        if past.any():
+            i, j = _first(past)
+            raise Fail(f"{label}[{i}, {j}] is {fmt(m[i, j])}: that blocks the past (key {j} comes before "
+                       f"query {i}); only the future, key j > query i, is blocked")
+        future = want & ~got
+        if future.any():
+            i, j = _first(future)
+            raise Fail(f"{label}[{i}, {j}] is {fmt(m[i, j])}: query {i} could see the future key {j}; "
+                       "every entry above the diagonal must be True (blocked)")
+        if m.dtype != np.bool_:
+            raise Fail(f"{label} has the right pattern but dtype {m.dtype}; return a bool array "
+                       "(True = blocked), as the contract asks")
+
+    # The mask as applied inside causal_attention: every allowed weight (key j <= query i) is > 0.
+    for T, d_k, d_v in ((6, 4, 3), (1, 3, 2)):
+        q, k, v = _qkv(rng, T, d_k, d_v)
+        _, w, dims = _attend(cand, q, k, v)
+        allowed = np.tril(np.ones((T, T), dtype=bool))
+        bad = allowed & ~(w > 0.0)
+        if bad.any():
+            i, j = _first(bad)
+            if i == j:
+                why = (f"the diagonal must not be masked; position {i} always attends to itself")
+                if np.isnan(w[i, j]):
+                    why += f" (with the diagonal masked, row {i} has nothing left and its softmax is 0/0)"
+            else:
+                why = (f"query {i} may attend to the earlier key {j}: only the future (key j > query i) "
+                       "is masked, never the past")
+            raise Fail(f"causal_attention ({dims}): weights[{i}, {j}] is {fmt(w[i, j])}: {why}")
+
+
+@invariant("shape", "out is (T, d_v) and weights (T, T), for T, d_k and d_v all different and T = 1")
+def shape(cand, ref, rng):
+    for T, d_k, d_v in SHAPES:
+        _attend(cand, *_qkv(rng, T, d_k, d_v))  # _attend checks both shapes
+
+
+@invariant("sum-to-one", "every row of weights sums to one")
+def sum_to_one(cand, ref, rng):
+    for T, d_k, d_v in ((5, 4, 3), (8, 3, 6), (1, 2, 2), (6, 6, 2)):
+        q, k, v = _qkv(rng, T, d_k, d_v, scale=1.5)
+        _, w, dims = _attend(cand, q, k, v)
+        try:
+            _check_rows_sum_to_one(w, f"causal_attention ({dims})")
+        except Fail as exc:
+            hint = ""
+            upper = np.triu(np.ones((T, T), dtype=bool), k=1)
+            lower = ~upper
+            if (w[upper] == 0.0).all() and np.allclose(w[lower], _unmasked_weights(q, k)[lower],
+                                                        rtol=1e-6, atol=1e-9):
+                hint = ("; the future was zeroed after the softmax, so the rest no longer adds up: "
+                        "mask the scores before the softmax")
+            elif np.allclose(w.sum(axis=0), 1.0, rtol=0.0, atol=1e-6):
+                hint = "; the columns sum to one instead: the softmax ran over the queries, not over the keys"
+            raise Fail(f"{exc}{hint}") from None
+
+
+@invariant("upper-triangle-zero", "every weight above the diagonal (a query looking at a later key) is exactly 0.0")
+def upper_triangle_zero(cand, ref, rng):
+    for T, d_k, d_v, scale in ((5, 4, 3, 1.0), (8, 3, 6, 1.0), (6, 8, 2, 4.0), (2, 2, 1, 1.0)):
+        q, k, v = _qkv(rng, T, d_k, d_v, scale=scale)
+        _, w, dims = _attend(cand, q, k, v)
+        try:
+            _check_upper_zero(w, f"causal_attention ({dims})")
+        except Fail as exc:
+            hint = ""
+            if np.allclose(w, _unmasked_weights(q, k), rtol=1e-6, atol=1e-9):
+                hint = "; these are the weights of no mask at all: return the weights after masking"
+            raise Fail(f"{exc}{hint}") from None
+
+
+@invariant("prefix", "the outputs of the first t positions do not change when later positions change or are cut off")
+def prefix(cand, ref, rng):
+    for T, t, d_k, d_v in ((7, 3, 4, 5), (6, 1, 3, 2), (5, 4, 2, 3)):
+        q, k, v = _qkv(rng, T, d_k, d_v)
+        out, w, dims = _attend(cand, q, k, v)
+        why = "a causal model's output for a prefix must not depend on what follows it"
+
+        out_cut, w_cut, _ = _attend(cand, q[:t], k[:t], v[:t])
+        cut = f"when the sequence ({dims}) is cut to its first {t} position{'s' if t > 1 else ''}"
+        check_close(out_cut, out[:t], f"out[:{t}] {cut}", context=why)
+        check_close(w_cut, w[:t, :t], f"weights[:{t}, :{t}] {cut}", context=why)
+
+        q2, k2, v2 = q.copy(), k.copy(), v.copy()
+        q2[t:], k2[t:] = rng.normal(size=(2, T - t, d_k)) * 2.0
+        v2[t:] = rng.normal(size=(T - t, d_v)) * 2.0
+        out2, w2, _ = _attend(cand, q2, k2, v2)
+        changed = f"when positions {t}..{T - 1} of q, k and v change ({dims})"
+        check_close(out2[:t], out[:t], f"out[:{t}] {changed}", context=why)
+        check_close(w2[:t], w[:t], f"weights[:{t}] {changed}", context=why)
+
+
+@invariant("scale", "the scores are divided by sqrt(d_k), the width of q and k (not d_k, not the value width)")
+def scale(cand, ref, rng):
+    for T, d_k, d_v in ((5, 9, 4), (6, 16, 3)):
+        q, k, v = _qkv(rng, T, d_k, d_v)
+        out, w, dims = _attend(cand, q, k, v)
+        want_out, want_w = ref.causal_attention(q, k, v)
+        if np.allclose(w, want_w, rtol=1e-6, atol=1e-9) and np.allclose(out, want_out, rtol=1e-6, atol=1e-9):
+            continue
+        root = np.sqrt(d_k)
+        wrong_scales = [
+            (1.0, "the scores are not scaled at all; divide q k^T by sqrt(d_k)"),
+            (float(d_k), f"the scores are divided by d_k = {d_k}; divide by sqrt(d_k) = {fmt(root)} instead"),
+            (np.sqrt(d_v), f"the scores are divided by sqrt(d_v) = sqrt({d_v}), the width of v; "
+                           "the scale comes from d_k, the width of q and k"),
+            (float(d_v), f"the scores are divided by d_v = {d_v}, the width of v; divide by sqrt(d_k) = {fmt(root)}"),
+            (1.0 / root, "the scores are multiplied by sqrt(d_k) instead of divided by it"),
+        ]
+        for divisor, why in wrong_scales:
+            # The reference divides by sqrt(d_k); rescaling q turns that into q k^T / divisor.
+            _, alt_w = ref.causal_attention(q * root / divisor, k, v)
+            if np.allclose(w, alt_w, rtol=1e-6, atol=1e-9):
+                raise Fail(f"causal_attention ({dims}): weights match softmax(q k^T / {fmt(divisor)}): {why}")
+        context = f"expected the softmax of q k^T / sqrt({d_k})"
+        check_close(w, want_w, f"weights ({dims})", context=context)
+        check_close(out, want_out, f"out ({dims})", context=context)
+
+
+@invariant("matches-reference", "out and weights match a reference to rtol 1e-6, square shapes included")
+def matches_reference(cand, ref, rng):
+    for T, d_k, d_v in REFERENCE_SHAPES:
+        for s in (0.5, 2.0):
+            q, k, v = _qkv(rng, T, d_k, d_v, scale=s)
+            out, w, dims = _attend(cand, q, k, v)
+            want_out, want_w = ref.causal_attention(q, k, v)
+            check_close(w, want_w, f"weights ({dims})")
+            check_close(out, want_out, f"out ({dims})")
+
+
+@invariant("stable", "no overflow or 0/0 with scores near +-1e4 or rows at very different scales")
+def stable(cand, ref, rng):
+    T, d_k, d_v = 6, 4, 3
+    big = np.sqrt(1e4 * np.sqrt(d_k))  # q and k of this size give scores of about 1e4
+    u = rng.normal(size=d_k)
+    u /= np.linalg.norm(u)
+    row_scales = np.array([1e-3, 3e3, 1.0, 1e2, 5e3, 0.1])[:, None]
+    cases = {
+        "scores near +1e4": (rng.normal(scale=big / 2, size=(T, d_k)), rng.normal(scale=big / 2, size=(T, d_k))),
+        # every score of every row is about -1e4: without a max subtraction exp gives 0 everywhere, then 0/0
+        "scores near -1e4": (-big * u + rng.normal(scale=0.1, size=(T, d_k)),
+                             big * u + rng.normal(scale=0.1, size=(T, d_k))),
+        "rows at very different scales": (row_scales * rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)) * 3.0),
+        # scores rise from -1e4 to +1e4 along the keys: each row's largest score lies in its masked future
+        "later keys scoring far higher": (big * u + rng.normal(scale=0.1, size=(T, d_k)),
+                                          np.linspace(-1.0, 1.0, T)[:, None] * big * u
+                                          + rng.normal(scale=0.1, size=(T, d_k))),
+    }
+    # A nan here at moderate scores is another bug (see the other checks), not an overflow.
+    q, k, v = _qkv(rng, T, d_k, d_v)
+    out, w, dims = _attend(cand, q, k, v)
+    check_finite(w, f"causal_attention ({dims}) weights", "already at moderate scores of about 1")
+    for name, (q, k) in cases.items():
+        v = rng.normal(size=(T, d_v))
+        out, w, dims = _attend(cand, q, k, v)
+        advice = f"{name}; before exp, subtract each row's maximum over the keys it may see"
+        check_finite(w, f"causal_attention ({dims}) weights", advice)
+        check_finite(out, f"causal_attention ({dims}) out", advice)
+        want_out, want_w = ref.causal_attention(q, k, v)
+        check_close(w, want_w, f"weights ({dims})", context=name)
+        check_close(out, want_out, f"out ({dims})", context=name)
+
+
+@invariant("input-unchanged", "q, k and v are not modified")
+def input_unchanged(cand, ref, rng):
+    for T, d_k, d_v in ((5, 4, 3), (4, 2, 6)):
+        q, k, v = _qkv(rng, T, d_k, d_v)
+        for _ in range(2):  # a second call would see the damage of the first
+            try:
+                _, after, _ = cand.call_tracking_args("causal_attention", q, k, v)
+            except CandidateError as err:
+                raise _with_shapes(err, q, k, v) from None
+            for name, before, now in zip("qkv", (q, k, v), after, strict=True):
+                check_unchanged(before, now, f"{name} of shape {shape_of(before)}")
