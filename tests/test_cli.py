@@ -2,6 +2,7 @@
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -106,7 +107,7 @@ def test_json_report_has_every_contract_field(tmp_path):
 
 
 def test_human_report_names_failing_invariant(tmp_path):
-    (tmp_path / "softmax.py").write_text(catalogue.get("softmax").folder.joinpath("demo_wrong.py").read_text())
+    (tmp_path / "softmax.py").write_text((Path(__file__).parent / "corpus/softmax/wrong_global_max.py").read_text())
     result = run("check", "softmax.py")
     assert result.exit_code == 1
     assert "FAIL" in result.stdout and "stable" in result.stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 from attnprep import catalogue, render
 from attnprep.engine import grade
 
-DEMO_SLUG = "softmax"
+DEMO_SLUG = "causal"
 
 
 def run() -> None:

@@ -52,13 +52,19 @@ def report(rep) -> None:
     out.print(title)
     if rep.message:
         out.print(Text(f"  {rep.message}", style="red"))
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=3, justify="right")
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
     for inv in rep.invariants:
         style = STATUS_STYLE.get(inv.status, "")
-        line = Text.assemble("  ", (_MARK.get(inv.status, "?"), style), f" {inv.id:<20} ",
-                             (inv.description, "dim" if inv.passed else ""))
-        out.print(line)
+        text = Text(inv.description, style="dim" if inv.passed else "")
         if inv.message:
-            out.print(Text(f"      {inv.message}", style=style.replace("bold ", "")))
+            text.append(f"\n{inv.message}", style=style.replace("bold ", ""))
+        grid.add_row(Text(_MARK.get(inv.status, "?"), style=style), Text(inv.id, style="" if inv.passed else "bold"),
+                     text)
+    if rep.invariants:
+        out.print(grid)
     for mistake in rep.mistakes:
         out.print(Text.assemble(("  likely mistake: ", "bold magenta"), f"{mistake['id']}: {mistake['message']}"))
     if rep.output:
