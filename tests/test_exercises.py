@@ -81,3 +81,20 @@ def test_corpus_is_large_enough(ex):
     wrong, right = sum(not c.passes for c in mine), sum(c.passes for c in mine)
     need_wrong, need_right = (8, 3) if ex.slug in INTERVIEW else (6, 2)
     assert wrong >= need_wrong and right >= need_right, f"{wrong} wrong, {right} correct"
+
+
+def test_every_reference_passes_through_the_cli(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ATTNPREP_HOME": str(tmp_path)}
+    for ex in EXERCISES:
+        proc = subprocess.run([sys.executable, "-m", "attnprep", "check", str(ex.solution_path), "--json",
+                               "--timeout", "30"], capture_output=True, env=env, timeout=120)
+        report = json.loads(proc.stdout)
+        assert proc.returncode == 0 and report["status"] == "pass", (ex.slug, report)
+    listed = subprocess.run([sys.executable, "-m", "attnprep", "list"], capture_output=True, text=True, env=env)
+    rows = [line.split()[1] for line in listed.stdout.splitlines() if line.startswith("│ ") and line.split()[1] != "│"]
+    assert rows == catalogue.slugs() and len(rows) == 17

@@ -166,3 +166,23 @@ def test_codec_round_trips_shapes_and_scalar_types():
             assert back["a"].dtype == bool
         else:
             assert back == value and type(back) is type(value)
+
+
+def test_console_script_end_to_end(tmp_path):
+    """The installed `attnprep` script: start, refuse to overwrite, check, solution without a terminal."""
+    script = str(Path(sys.executable).parent / "attnprep")
+    env = {**os.environ, "ATTNPREP_HOME": str(tmp_path / "home")}
+
+    def run(*args):
+        return subprocess.run([script, *args], capture_output=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL,
+                              timeout=60)
+
+    assert run("start", "causal").returncode == 0
+    assert run("start", "causal").returncode == 2
+    stub = run("check", "--json")
+    assert stub.returncode == 1 and json.loads(stub.stdout)["exercise"] == "causal"
+    refused = run("solution")
+    assert refused.returncode == 2 and b"--yes" in refused.stderr
+    assert run("hint").returncode == 0
+    assert json.loads(run("status", "--json").stdout)["exercises"][1]["hints_used"] == 1
+    assert run("show", "causl").returncode == 2

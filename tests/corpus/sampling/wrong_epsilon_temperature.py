@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail greedy
 # mistake: replaces temperature 0 by a tiny epsilon, so a tie for the maximum splits the mass instead of a one-hot
+# diagnosis: zero-temperature-epsilon
 import numpy as np
 
 

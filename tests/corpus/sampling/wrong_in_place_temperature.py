@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail input-unchanged
 # mistake: divides the caller's logits by the temperature in place
+# diagnosis: in-place-temperature
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail stable
 # mistake: no max subtraction: exp overflows at logits near 1e4 or temperature 0.01
+# diagnosis: no-max-subtraction
 import numpy as np
 
 

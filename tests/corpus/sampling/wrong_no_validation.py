@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail bad-input
 # mistake: tests the filters for truthiness and never validates, so top_k=0 and top_p=1.5 pass silently
+# diagnosis: no-validation
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail temperature sum-to-one
 # mistake: multiplies the softmax by the temperature instead of dividing the logits by it
+# diagnosis: temperature-after-softmax
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail temperature
 # mistake: applies temperature to the probabilities (p / T, renormalised), which cancels out
+# diagnosis: temperature-after-softmax
 import numpy as np
 
 

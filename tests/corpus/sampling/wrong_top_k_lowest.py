@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail top-k
 # mistake: top-k sorts ascending and keeps the k least probable tokens
+# diagnosis: top-k-keeps-lowest
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail top-k
 # mistake: top-k off by one: the threshold is the (k+1)-th largest probability, so k+1 tokens survive
+# diagnosis: top-k-off-by-one
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail top-p
 # mistake: measures top-p on the softmax before top-k instead of on the renormalised top-k distribution
+# diagnosis: top-p-before-top-k
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail top-p
 # mistake: top-p keeps only the tokens whose running total stays below p, dropping the token that crosses it
+# diagnosis: top-p-drops-crossing-token
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail top-p
 # mistake: top-p zeroes the tail but forgets to renormalise what is left
+# diagnosis: top-p-not-renormalised
 import numpy as np
 
 

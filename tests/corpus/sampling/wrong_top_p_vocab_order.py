@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail top-p
 # mistake: top-p accumulates probabilities in vocabulary order instead of from the most probable down
+# diagnosis: top-p-vocabulary-order
 import numpy as np
 
 

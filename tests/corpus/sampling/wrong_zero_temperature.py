@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail greedy
 # mistake: no greedy case: temperature 0 divides the logits by zero and the softmax comes out nan
+# diagnosis: zero-temperature-divides
 import numpy as np
 
 
