@@ -13,6 +13,7 @@ from attnprep.grading import (
     check_unchanged,
     fmt,
     invariant,
+    mistake,
     shape_of,
     unpack,
 )
@@ -256,34 +257,164 @@ def stable(cand, ref, rng):
         "scores near -1e4": (-big * u + rng.normal(scale=0.1, size=(T, d_k)),
                              big * u + rng.normal(scale=0.1, size=(T, d_k))),
         "rows at very different scales": (row_scales * rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)) * 3.0),
-        # scores rise from -1e4 to +1e4 along the keys: each row's largest score lies in its masked future
-        "later keys scoring far higher": (big * u + rng.normal(scale=0.1, size=(T, d_k)),
-                                          np.linspace(-1.0, 1.0, T)[:, None] * big * u
-                                          + rng.normal(scale=0.1, size=(T, d_k))),
-    }
-    # A nan here at moderate scores is another bug (see the other checks), not an overflow.
-    q, k, v = _qkv(rng, T, d_k, d_v)
-    out, w, dims = _attend(cand, q, k, v)
-    check_finite(w, f"causal_attention ({dims}) weights", "already at moderate scores of about 1")
-    for name, (q, k) in cases.items():
-        v = rng.normal(size=(T, d_v))
-        out, w, dims = _attend(cand, q, k, v)
-        advice = f"{name}; before exp, subtract each row's maximum over the keys it may see"
-        check_finite(w, f"causal_attention ({dims}) weights", advice)
-        check_finite(out, f"causal_attention ({dims}) out", advice)
-        want_out, want_w = ref.causal_attention(q, k, v)
-        check_close(w, want_w, f"weights ({dims})", context=name)
-        check_close(out, want_out, f"out ({dims})", context=name)
+        # the last key scores about +1e4 for every earlier query, i.e. only in their masked future, and about 0
+    # elsewhere: a row maximum taken before the mask underflows those rows to 0/0, one global maximum does not
+    q = big * u + rng.normal(scale=0.1, size=(T, d_k))
+    q[-1] = rng.normal(size=d_k)
+    k = rng.normal(size=(T, d_k))
+    k[-1] = big * u
+    yield "causal_attention", (q, k, rng.normal(size=(T, 3))), {}
 
 
-@invariant("input-unchanged", "q, k and v are not modified")
-def input_unchanged(cand, ref, rng):
-    for T, d_k, d_v in ((5, 4, 3), (4, 2, 6)):
-        q, k, v = _qkv(rng, T, d_k, d_v)
-        for _ in range(2):  # a second call would see the damage of the first
-            try:
-                _, after, _ = cand.call_tracking_args("causal_attention", q, k, v)
-            except CandidateError as err:
-                raise _with_shapes(err, q, k, v) from None
-            for name, before, now in zip("qkv", (q, k, v), after, strict=True):
-                check_unchanged(before, now, f"{name} of shape {shape_of(before)}")
+@mistake("mask-includes-diagonal", "mask only the positions strictly above the diagonal (np.triu(..., k=1)): "
+         "position i always attends to itself", fn="causal_mask")
+def _mask_diagonal(T):
+    return np.triu(np.ones((T, T), dtype=bool))
+
+
+@mistake("mask-blocks-past", "block the future, key j > query i (above the diagonal, np.triu(..., k=1)), "
+         "not the past below it", fn="causal_mask")
+def _mask_past(T):
+    return np.tril(np.ones((T, T), dtype=bool), k=-1)
+
+
+@mistake("mask-inverted", "return True for the blocked positions (the future, key j > query i) and False for "
+         "the allowed ones, not the other way round", fn="causal_mask")
+def _mask_inverted(T):
+    return np.tril(np.ones((T, T), dtype=bool))
+
+
+def _variant(q, k, v, *, divide_by=None, blocked=None, fill=-np.inf, additive=False, axis=-1, max_of="row",
+             mask_after=None, transpose=True):
+    """causal_attention with one known mistake switched on.
+
+    blocked(T) is the mask used; max_of is "row" (each row's max over the keys it may see), "none", "all"
+    (one max of the whole array) or "unmasked" (each row's max taken before the mask, over every key);
+    mask_after is None, "softmax" (zero the future after it, no renormalising) or "exp" (zero it after exp).
+    """
+    T, d_k = q.shape
+    s = (q @ (k.T if transpose else k)) / (np.sqrt(d_k) if divide_by is None else divide_by(q, v))
+    m = (blocked or _future)(T)
+    if max_of == "unmasked":
+        s = s - s.max(axis=axis, keepdims=True)
+    if mask_after is None:
+        s = s + fill * m if additive else np.where(m, fill, s)
+    if max_of == "row":
+        s = s - s.max(axis=axis, keepdims=True)
+    elif max_of == "all":
+        s = s - s.max()
+    e = np.exp(s)
+    if mask_after == "exp":
+        e = e * ~m
+    w = e / e.sum(axis=axis, keepdims=True)
+    if mask_after == "softmax":
+        w = np.where(m, 0.0, w)
+    return w @ v, w
+
+
+def _future(T):
+    return np.triu(np.ones((T, T), dtype=bool), k=1)
+
+
+@mistake("mask-includes-diagonal", "mask only the positions strictly above the diagonal (np.triu(..., k=1), "
+         "or np.tril(...) for the allowed keys): position i always attends to itself", fn="causal_attention")
+def _attention_diagonal(q, k, v):
+    return _variant(q, k, v, blocked=_mask_diagonal)
+
+
+@mistake("mask-includes-diagonal", "mask only the positions strictly above the diagonal (np.triu(..., k=1), "
+         "or np.tril(...) for the allowed keys): position i always attends to itself", fn="causal_attention")
+def _attention_diagonal_finite(q, k, v):
+    return _variant(q, k, v, blocked=_mask_diagonal, fill=-1e9)
+
+
+@mistake("mask-includes-diagonal", "mask only the positions strictly above the diagonal (np.triu(..., k=1), "
+         "or np.tril(...) for the allowed keys): position i always attends to itself", fn="causal_attention")
+def _attention_diagonal_additive(q, k, v):
+    return _variant(q, k, v, blocked=_mask_diagonal, fill=-1e9, additive=True)
+
+
+@mistake("mask-blocks-past", "mask the future, key j > query i (above the diagonal), not the past below it",
+         fn="causal_attention")
+def _attention_past(q, k, v):
+    return _variant(q, k, v, blocked=_mask_past)
+
+
+@mistake("mask-after-softmax", "mask the scores with -inf before the softmax; zeroing the future weights "
+         "afterwards leaves rows that no longer sum to one", fn="causal_attention")
+def _mask_after_softmax(q, k, v):
+    return _variant(q, k, v, max_of="unmasked", mask_after="softmax")
+
+
+@mistake("mask-after-exp", "mask the scores with -inf before taking each row's maximum and exp: a maximum taken "
+         "over the masked future can underflow every allowed key to 0", fn="causal_attention")
+def _mask_after_exp(q, k, v):
+    return _variant(q, k, v, max_of="unmasked", mask_after="exp")
+
+
+@mistake("weights-before-mask", "return the weights after masking, the same ones that make out, not the softmax "
+         "of the unmasked scores", fn="causal_attention")
+def _weights_before_mask(q, k, v):
+    out, _ = _variant(q, k, v)
+    _, unmasked = _variant(q, k, v, blocked=lambda T: np.zeros((T, T), dtype=bool))
+    return out, unmasked
+
+
+@mistake("softmax-over-queries", "take the softmax over the keys, the last axis (axis=-1), not over the queries "
+         "(axis 0)", fn="causal_attention")
+def _softmax_over_queries(q, k, v):
+    return _variant(q, k, v, axis=0)
+
+
+@mistake("missing-scale", "divide the scores q k^T by sqrt(d_k) before the softmax", fn="causal_attention")
+def _missing_scale(q, k, v):
+    return _variant(q, k, v, divide_by=lambda q, v: 1.0)
+
+
+@mistake("scale-by-d-k", "divide the scores by sqrt(d_k), not by d_k", fn="causal_attention")
+def _scale_by_d_k(q, k, v):
+    return _variant(q, k, v, divide_by=lambda q, v: q.shape[1])
+
+
+@mistake("scale-by-d-v", "take the scale from d_k, the width of q and k (q.shape[1]), not from the width of v",
+         fn="causal_attention")
+def _scale_by_d_v(q, k, v):
+    return _variant(q, k, v, divide_by=lambda q, v: np.sqrt(v.shape[1]))
+
+
+@mistake("no-max-subtraction", "subtract each row's maximum from the masked scores before np.exp: scores near 1e4 "
+         "overflow, and near -1e4 give 0/0", fn="causal_attention")
+def _no_max_subtraction(q, k, v):
+    return _variant(q, k, v, max_of="none")
+
+
+@mistake("global-max", "subtract each row's own maximum (axis=-1, keepdims=True), not one maximum of the whole "
+         "score matrix", fn="causal_attention")
+def _global_max(q, k, v):
+    return _variant(q, k, v, max_of="all")
+
+
+@mistake("missing-transpose", "multiply q by the transpose of k (q @ k.T): the scores are the dot products of "
+         "query rows with key rows", fn="causal_attention")
+def _missing_transpose(q, k, v):
+    return _variant(q, k, v, transpose=False)
+
+
+@mistake("mask-from-d-k", "T is q.shape[0] and d_k is q.shape[1]: size the mask (T, T) from the sequence length "
+         "and scale by sqrt(d_k)", fn="causal_attention")
+def _mask_from_d_k(q, k, v):
+    d_k, T = q.shape  # the two sizes swapped
+    s = np.where(_future(T), -np.inf, q @ k.T / np.sqrt(d_k))
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = e / e.sum(axis=-1, keepdims=True)
+    return w @ v, w
+
+
+@mistake("out-like-q", "give out the shape (T, d_v), the width of v (np.zeros((T, v.shape[1]))), not the shape "
+         "of q", fn="causal_attention")
+def _out_like_q(q, k, v):
+    _, w = _variant(q, k, v)
+    out = np.zeros_like(q)
+    for i in range(q.shape[0]):
+        out[i] = w[i] @ v
+    return out, w

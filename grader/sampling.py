@@ -12,6 +12,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    mistake,
     rng_spec,
     shape_of,
 )
@@ -392,3 +393,177 @@ def input_unchanged(cand, ref, rng):
         for _ in range(2):  # a second call would see the damage of the first
             _, (after, *_), _ = cand.call_tracking_args(fn, logits, **kw)
             check_unchanged(logits, after, f"logits of shape {shape_of(logits)} passed to {_label(fn, logits, kw)}")
+
+
+# -- known mistakes --------------------------------------------------------------
+# Every probe keeps its cumulative sums (for the reference and for each variant) more than KNIFE_EDGE from top_p,
+# and no two kept probabilities tie, so a different but correct order of operations gives the same tokens.
+
+def probes(rng):
+    reversed_logits = DOMAIN_LOGITS[::-1].copy()
+    near_1e4 = 1e4 + DOMAIN_LOGITS[[3, 0, 6, 1, 5, 2, 7, 4]]
+    tied = np.array([1.0, 3.0, -0.5, 3.0, 2.0, -2.0])  # the first of two largest logits wins at temperature 0
+    for logits, kw in (
+        (DOMAIN_LOGITS, {"temperature": 1.0, "top_p": 0.9}),  # keeps 2 tokens: cumulative 0.7155, 0.9105
+        (reversed_logits, {"temperature": 1.0, "top_p": 0.9}),  # the same, most probable last in the vocabulary
+        (DOMAIN_LOGITS, {"temperature": 1.5, "top_k": 3, "top_p": 0.8}),  # top-p on the top-k distribution
+        (reversed_logits, {"temperature": 1.0, "top_k": 2, "top_p": 0.77}),
+        (DOMAIN_LOGITS, {"temperature": 0.5}),
+        (reversed_logits, {"temperature": 1.7, "top_p": 0.6}),
+        (DOMAIN_LOGITS, {"temperature": 0.7, "top_k": 3}),
+        (reversed_logits, {"temperature": 1.3, "top_k": 5}),
+        (tied, {"temperature": 0.0}),
+        (DOMAIN_LOGITS, {"temperature": 0, "top_k": 3, "top_p": 0.5}),
+        (near_1e4, {"temperature": 1.0}),
+        (near_1e4, {"temperature": 0.8, "top_k": 5}),
+        (DOMAIN_LOGITS, {"temperature": -0.5}),
+        (reversed_logits, {"temperature": 1.0, "top_p": 1.5}),
+        (np.array([3, 1, 4, 0, 2]), {"temperature": 0.8}),  # integer logits
+    ):
+        yield "sampling_probs", (logits.copy(),), kw
+
+
+def _variant(logits, temperature=1.0, top_k=None, top_p=None, *, validate=("temperature", "top_k", "top_p"),
+             zero="greedy", on_probs=None, subtract_max=True, in_place=False, k_extra=0, k_lowest=False,
+             p_vocab_order=False, p_crossing=True, p_renormalise=True, p_before_k=False):
+    """sampling_probs with one known mistake switched on.
+
+    zero: "greedy" (right), "divide" (by 0: nan) or "epsilon" (max(T, 1e-8): ties split the mass);
+    on_probs: None (right: T divides the logits), "divide" (p / T renormalised) or "times" (softmax * T).
+    """
+    if "temperature" in validate and temperature < 0:
+        raise ValueError(f"temperature must be >= 0, got {temperature}")
+    if "top_k" in validate and top_k is not None and top_k < 1:
+        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    if "top_p" in validate and top_p is not None and not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+    if in_place:
+        logits = np.asarray(logits)
+    else:
+        logits = np.asarray(logits, dtype=np.float64)
+    V = logits.shape[0]
+    if temperature == 0 and zero == "greedy":
+        probs = np.zeros(V)
+        probs[np.argmax(logits)] = 1.0
+        return probs
+    if on_probs is None:
+        if in_place:
+            logits /= temperature
+            z = logits
+        else:
+            z = logits / (max(temperature, 1e-8) if zero == "epsilon" else temperature)
+    else:
+        z = logits
+    probs = np.exp(z - z.max() if subtract_max else z)
+    probs = probs / probs.sum()
+    if on_probs == "divide":
+        probs = probs / temperature
+        probs = probs / probs.sum()
+    elif on_probs == "times":
+        probs = probs * temperature
+    before_k = probs.copy()
+    # Without validation, `if top_k:` skips top_k=0 as the learner's truthiness test does.
+    if top_k is not None and (top_k or "top_k" in validate) and top_k + k_extra < V:
+        order = np.argsort(probs if k_lowest else -probs, kind="stable")
+        probs[order[top_k + k_extra:]] = 0.0
+        probs = probs / probs.sum()
+    if top_p is not None:
+        measured = before_k if p_before_k else probs
+        order = np.arange(V) if p_vocab_order else np.argsort(-measured, kind="stable")
+        cum = np.cumsum(measured[order])
+        n_keep = int(np.searchsorted(cum, top_p, side="left")) + (1 if p_crossing else 0)
+        probs[order[max(n_keep, 1):]] = 0.0
+        if p_renormalise:
+            probs = probs / probs.sum()
+    return probs
+
+
+@mistake("temperature-after-softmax", "divide the logits by the temperature before the softmax: scaling the "
+                                      "probabilities by 1/T and renormalising cancels out", fn="sampling_probs")
+def _temperature_on_probs(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, on_probs="divide")
+
+
+@mistake("temperature-after-softmax", "divide the logits by the temperature before the softmax, instead of "
+                                      "multiplying the probabilities by it", fn="sampling_probs")
+def _softmax_times_temperature(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, on_probs="times")
+
+
+@mistake("zero-temperature-divides", "handle temperature 0 on its own, as a one-hot at np.argmax(logits): "
+                                     "dividing the logits by 0 gives inf - inf = nan", fn="sampling_probs")
+def _zero_temperature_divides(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, zero="divide")
+
+
+@mistake("zero-temperature-epsilon", "handle temperature 0 on its own, as a one-hot at the first argmax: a tiny "
+                                     "epsilon instead of 0 splits the mass between tied logits", fn="sampling_probs")
+def _zero_temperature_epsilon(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, zero="epsilon")
+
+
+@mistake("top-k-off-by-one", "keep exactly top_k tokens: the k most probable (indices order[:k] of the "
+                             "descending order), not k + 1", fn="sampling_probs")
+def _top_k_plus_one(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, k_extra=1)
+
+
+@mistake("top-k-keeps-lowest", "top-k keeps the k MOST probable tokens: sort in descending order (np.argsort of "
+                               "-probs), not ascending", fn="sampling_probs")
+def _top_k_lowest(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, k_lowest=True)
+
+
+@mistake("top-p-drops-crossing-token", "keep the token at which the running total first reaches top_p too: the "
+                                       "kept set is the smallest whose mass is >= top_p", fn="sampling_probs")
+def _top_p_drops_crossing(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, p_crossing=False)
+
+
+@mistake("top-p-vocabulary-order", "accumulate the probabilities from the most probable token down (sorted "
+                                   "descending), not in vocabulary order", fn="sampling_probs")
+def _top_p_vocabulary_order(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, p_vocab_order=True)
+
+
+@mistake("top-p-not-renormalised", "after top-p zeroes the tail, divide by the sum of what is left so the "
+                                   "probabilities sum to one", fn="sampling_probs")
+def _top_p_not_renormalised(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, p_renormalise=False)
+
+
+@mistake("top-p-before-top-k", "apply top-p to the renormalised distribution that top-k leaves, not to the "
+                               "softmax before top-k", fn="sampling_probs")
+def _top_p_before_top_k(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, p_before_k=True)
+
+
+@mistake("no-max-subtraction", "subtract the maximum of logits / temperature before np.exp: exp(1e4) overflows "
+                               "to inf and inf / inf is nan", fn="sampling_probs")
+def _no_max_subtraction(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, subtract_max=False)
+
+
+# The same mistake with one, two or all checks missing: each variant tells only on its own bad argument.
+@mistake("no-validation", "raise ValueError for temperature < 0, top_k < 1 and top_p outside (0, 1] before "
+                          "computing anything", fn="sampling_probs")
+def _no_validation(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, validate=())
+
+
+@mistake("no-validation", "raise ValueError for a negative temperature (and top_k < 1, top_p outside (0, 1]) "
+                          "before computing anything", fn="sampling_probs")
+def _no_temperature_validation(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, validate=("top_k", "top_p"))
+
+
+@mistake("no-validation", "raise ValueError for top_p outside (0, 1] (and temperature < 0, top_k < 1) before "
+                          "computing anything", fn="sampling_probs")
+def _no_top_p_validation(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, validate=("temperature", "top_k"))
+
+
+@mistake("in-place-temperature", "divide a copy (z = logits / temperature), not the caller's array in place "
+                                 "with /=, which also fails for integer logits", fn="sampling_probs")
+def _in_place_temperature(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, in_place=True)
