@@ -6,8 +6,10 @@ from attnprep.grading import (
     CandidateError,
     Fail,
     as_float,
+    check_causal_zeros,
     check_close,
     check_finite,
+    check_rows_sum_to_one,
     check_shape,
     check_unchanged,
     expect_raises,
@@ -139,42 +141,6 @@ def _head_places(spots, b_home):
 
 # -- private helpers other exercises could share -----------------------------------
 
-def _check_rows_sum_to_one(w, what, atol=1e-6):
-    """Every slice along the last axis sums to one."""
-    sums = w.sum(axis=-1)
-    bad = ~np.isclose(sums, 1.0, rtol=0.0, atol=atol)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise Fail(f"weights[{_idx(idx)}, :] for {what} sums to {fmt(sums[idx])}, expected 1: the weights "
-                   f"of each query over the keys (the last axis) must sum to one")
-
-
-def _check_causal_zeros(w, what):
-    """The diagonal is attended (> 0) and everything strictly above it is exactly 0.0."""
-    T = w.shape[-1]
-    diag = w[..., np.arange(T), np.arange(T)]
-    bad = ~(diag > 0)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        lead, t = idx[:-1], idx[-1]
-        entry = f"weights[{_idx(lead + (t, t))}]"
-        if np.isnan(diag[idx]) and t == 0:
-            raise Fail(f"{entry} is nan for {what}: position 0 may attend only to itself, so a mask that "
-                       f"also covers the diagonal leaves its row empty (0/0)")
-        raise Fail(f"{entry} is {fmt(diag[idx])} for {what}: position {t} must attend to itself; only "
-                   f"the positions strictly after it are masked, never the diagonal")
-    if np.isnan(w).any():
-        idx = tuple(int(i) for i in np.argwhere(np.isnan(w))[0])
-        raise Fail(f"weights[{_idx(idx)}] is nan for {what}")
-    above = np.triu(np.ones((T, T), dtype=bool), k=1)
-    leak = above & (w != 0.0)
-    if leak.any():
-        idx = tuple(int(i) for i in np.argwhere(leak)[0])
-        i, j = idx[-2:]
-        raise Fail(f"weights[{_idx(idx)}] is {fmt(w[idx])} for {what}, expected exactly 0.0: position {i} "
-                   f"must not attend to the later position {j}")
-
-
 def _single_head(x, W_q, W_k, W_v, W_o):
     """Single-head causal attention, written out on its own: (y, weights (B, T, T))."""
     q, k, v = x @ W_q, x @ W_k, x @ W_v
@@ -284,7 +250,7 @@ def sum_to_one(cand, ref, rng):
     for B, T, D, H in CASES:
         x, Ws = _problem(rng, B, T, D, scale=2.0)
         _, w, where = _mha(cand, x, Ws, H)
-        _check_rows_sum_to_one(w, where)
+        check_rows_sum_to_one(w, where)
 
 
 @invariant("upper-triangle-zero", "weights are exactly 0.0 above the diagonal, and the diagonal is never masked")
@@ -292,7 +258,7 @@ def upper_triangle_zero(cand, ref, rng):
     for B, T, D, H in CASES:
         x, Ws = _problem(rng, B, T, D)
         _, w, where = _mha(cand, x, Ws, H)
-        _check_causal_zeros(w, where)
+        check_causal_zeros(w, where)
 
 
 @invariant("prefix", "outputs at the first t positions do not change when later positions change or are cut off")

@@ -113,6 +113,15 @@ class Candidate:
         """Call one candidate function and return its result as plain data."""
         return self._request(fn, args, kwargs).value
 
+    def call_as(self, label: str, fn: str, *args: Any, **kwargs: Any) -> Any:
+        """Call `fn`; an exception it raises is reported under `label` (say, the argument shapes)."""
+        try:
+            return self.call(fn, *args, **kwargs)
+        except CandidateError as err:
+            if err.not_implemented:
+                raise
+            raise CandidateError(label, err.type_name, err.mro, err.text, err.line) from None
+
     def call_tracking_args(self, fn: str, *args: Any, **kwargs: Any) -> tuple[Any, list, dict]:
         """Call and also return the arguments as the candidate left them."""
         reply = self._request(fn, args, kwargs, return_args=True)
@@ -223,6 +232,47 @@ def check_finite(arr: np.ndarray, what: str, context: str = "") -> None:
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         ctx = f" ({context})" if context else ""
         raise Fail(f"{what}: entry [{', '.join(map(str, idx))}] is {fmt(arr[idx])}, overflow or 0/0{ctx}")
+
+
+def _at(idx: tuple) -> str:
+    return ", ".join(str(int(i)) for i in idx)
+
+
+def check_rows_sum_to_one(weights: np.ndarray, what: str, atol: float = 1e-6) -> None:
+    """Fail with the first row (last axis) of attention weights whose sum is not 1, nan included."""
+    sums = weights.sum(axis=-1)
+    bad = ~np.isclose(sums, 1.0, rtol=0.0, atol=atol)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        nan = " (a 0/0 in this row's softmax: is every key of the row masked?)" if np.isnan(sums[idx]) else ""
+        raise Fail(f"{what}: row weights[{_at(idx)}, :] sums to {fmt(sums[idx])}, expected 1: each query's "
+                   f"weights over the keys (the last axis) must sum to one{nan}")
+
+
+def check_causal_zeros(weights: np.ndarray, what: str) -> None:
+    """The diagonal is attended (> 0) and every weight strictly above it is exactly 0.0 (nan is not).
+
+    Use moderate scores: at gaps of ~745 a correct diagonal weight underflows to 0.0.
+    """
+    T = weights.shape[-1]
+    diag = weights[..., np.arange(T), np.arange(T)]
+    bad = ~(diag > 0)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        lead, t = idx[:-1], idx[-1]
+        entry = f"weights[{_at(lead + (t, t))}]"
+        if np.isnan(diag[idx]) and t == 0:
+            raise Fail(f"{what}: {entry} is nan: position 0 may attend only to itself, so a mask that also "
+                       f"covers the diagonal leaves its row empty (0/0)")
+        raise Fail(f"{what}: {entry} is {fmt(diag[idx])}: the diagonal must not be masked; position {t} "
+                   f"always attends to itself")
+    leak = np.triu(np.ones((T, T), dtype=bool), k=1) & ~(weights == 0.0)
+    if leak.any():
+        idx = tuple(int(i) for i in np.argwhere(leak)[0])
+        i, j = idx[-2:]
+        nan = f" (row {i} has a 0/0 in its softmax)" if np.isnan(weights[idx]) else ""
+        raise Fail(f"{what}: weights[{_at(idx)}] is {fmt(weights[idx])}, expected exactly 0.0: query {i} must "
+                   f"not attend to the later key {j}{nan}")
 
 
 def check_unchanged(before: Any, after: Any, what: str) -> None:
