@@ -39,10 +39,10 @@ BAD_HEADS = [(2, 5, 12, 5), (1, 3, 8, 3), (2, 4, 16, 6), (1, 2, 8, 16)]
 
 def _call(cand, fn, where, *args, track=False):
     """Call `fn`; an exception is re-raised with the shapes it happened on."""
+    if not track:
+        return cand.call_as(f"{fn} on {where}", fn, *args)
     try:
-        if track:
-            return cand.call_tracking_args(fn, *args)
-        return cand.call(fn, *args)
+        return cand.call_tracking_args(fn, *args)
     except CandidateError as err:
         if err.not_implemented:
             raise

@@ -47,12 +47,7 @@ def _qkv(rng, T, d_k, d_v, scale=1.0):
 
 def _call(cand, fn, label, *args):
     """Call the candidate; an exception is reported with the call that raised it."""
-    try:
-        return getattr(cand, fn)(*args)
-    except CandidateError as err:
-        if err.not_implemented:
-            raise
-        raise CandidateError(label, err.type_name, err.mro, err.text, err.line) from None
+    return cand.call_as(label, fn, *args)
 
 
 def _mask(cand, T, window):
