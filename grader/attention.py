@@ -41,8 +41,8 @@ def _run(cand, q, k, v, mask=_NO_MASK):
     """Call the candidate and check the output shape; returns (out, label)."""
     label = _label(q, k, v, mask)
     # An exception is reported under the call's label (its argument shapes).
-    out = cand.call_as(label, "attention", q, k, v) if mask is _NO_MASK else cand.call_as(label, "attention", q, k, v,
-                                                                                          mask)
+    args = (q, k, v) if mask is _NO_MASK else (q, k, v, mask)
+    out = cand.call_as(label, "attention", *args)
     out = as_float(out, f"the output of {label}")
     want = (*q.shape[:-2], q.shape[-2], v.shape[-1])
     if tuple(out.shape) != want:
