@@ -7,8 +7,10 @@ from attnprep.grading import (
     Fail,
     as_array,
     as_float,
+    check_causal_zeros,
     check_close,
     check_finite,
+    check_rows_sum_to_one,
     check_shape,
     check_unchanged,
     fmt,
@@ -71,27 +73,6 @@ def _unmasked_weights(q, k):
 
 def _first(mask):
     return tuple(int(i) for i in np.argwhere(mask)[0])
-
-
-def _check_upper_zero(weights, what):
-    """Fail unless every entry strictly above the diagonal is exactly 0.0 (nan counts as not zero)."""
-    T = weights.shape[-1]
-    bad = np.triu(np.ones((T, T), dtype=bool), k=1) & ~(weights == 0.0)
-    if bad.any():
-        i, j = _first(bad)
-        nan = f" (row {i} has a 0/0 in its softmax)" if np.isnan(weights[i, j]) else ""
-        raise Fail(f"{what}: weights[{i}, {j}] is {fmt(weights[i, j])}, expected exactly 0.0: "
-                   f"query {i} must not attend to the later key {j}{nan}")
-
-
-def _check_rows_sum_to_one(weights, what, atol=1e-6):
-    """Fail with the first row whose sum is not 1 (nan included)."""
-    sums = weights.sum(axis=-1)
-    bad = ~np.isclose(sums, 1.0, rtol=0.0, atol=atol)
-    if bad.any():
-        (i,) = _first(bad)
-        nan = f" (a 0/0 in row {i}'s softmax: is every key of the row masked?)" if np.isnan(sums[i]) else ""
-        raise Fail(f"{what}: row {i} of weights sums to {fmt(sums[i])}, expected 1{nan}")
 
 
 # -- the invariants, simplest first --------------------------------------------------------
@@ -157,7 +138,7 @@ def sum_to_one(cand, ref, rng):
         q, k, v = _qkv(rng, T, d_k, d_v, scale=1.5)
         _, w, dims = _attend(cand, q, k, v)
         try:
-            _check_rows_sum_to_one(w, f"causal_attention ({dims})")
+            check_rows_sum_to_one(w, f"causal_attention ({dims})")
         except Fail as exc:
             hint = ""
             upper = np.triu(np.ones((T, T), dtype=bool), k=1)
@@ -177,7 +158,7 @@ def upper_triangle_zero(cand, ref, rng):
         q, k, v = _qkv(rng, T, d_k, d_v, scale=scale)
         _, w, dims = _attend(cand, q, k, v)
         try:
-            _check_upper_zero(w, f"causal_attention ({dims})")
+            check_causal_zeros(w, f"causal_attention ({dims})")
         except Fail as exc:
             hint = ""
             if np.allclose(w, _unmasked_weights(q, k), rtol=1e-6, atol=1e-9):
@@ -257,7 +238,59 @@ def stable(cand, ref, rng):
         "scores near -1e4": (-big * u + rng.normal(scale=0.1, size=(T, d_k)),
                              big * u + rng.normal(scale=0.1, size=(T, d_k))),
         "rows at very different scales": (row_scales * rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)) * 3.0),
-        # the last key scores about +1e4 for every earlier query, i.e. only in their masked future, and about 0
+        # scores rise from -1e4 to +1e4 along the keys: each row's largest score lies in its masked future
+        "later keys scoring far higher": (big * u + rng.normal(scale=0.1, size=(T, d_k)),
+                                          np.linspace(-1.0, 1.0, T)[:, None] * big * u
+                                          + rng.normal(scale=0.1, size=(T, d_k))),
+    }
+    # A nan here at moderate scores is another bug (see the other checks), not an overflow.
+    q, k, v = _qkv(rng, T, d_k, d_v)
+    out, w, dims = _attend(cand, q, k, v)
+    check_finite(w, f"causal_attention ({dims}) weights", "already at moderate scores of about 1")
+    for name, (q, k) in cases.items():
+        v = rng.normal(size=(T, d_v))
+        out, w, dims = _attend(cand, q, k, v)
+        advice = f"{name}; before exp, subtract each row's maximum over the keys it may see"
+        check_finite(w, f"causal_attention ({dims}) weights", advice)
+        check_finite(out, f"causal_attention ({dims}) out", advice)
+        want_out, want_w = ref.causal_attention(q, k, v)
+        check_close(w, want_w, f"weights ({dims})", context=name)
+        check_close(out, want_out, f"out ({dims})", context=name)
+
+
+@invariant("input-unchanged", "q, k and v are not modified")
+def input_unchanged(cand, ref, rng):
+    for T, d_k, d_v in ((5, 4, 3), (4, 2, 6)):
+        q, k, v = _qkv(rng, T, d_k, d_v)
+        for _ in range(2):  # a second call would see the damage of the first
+            try:
+                _, after, _ = cand.call_tracking_args("causal_attention", q, k, v)
+            except CandidateError as err:
+                raise _with_shapes(err, q, k, v) from None
+            for name, before, now in zip("qkv", (q, k, v), after, strict=True):
+                check_unchanged(before, now, f"{name} of shape {shape_of(before)}")
+
+
+# -- known mistakes, recognised by behaviour on a few probes (see attnprep.diagnosis) --------
+
+def probes(rng):
+    yield "causal_mask", (4,), {}
+    yield "causal_mask", (7,), {}
+    # T, d_k and d_v all different: the masking, scaling and axis mistakes (a mistake on the sizes raises here)
+    yield "causal_attention", _qkv(rng, 5, 4, 3, scale=1.5), {}
+    # square T == d_k: a missing transpose runs (with the wrong numbers); a d_v unlike d_k breaks out like q
+    yield "causal_attention", _qkv(rng, 4, 4, 2, scale=1.5), {}
+    # d_k = 1: a mask sized from d_k broadcasts to no mask at all instead of raising
+    yield "causal_attention", _qkv(rng, 5, 1, 3, scale=1.5), {}
+    T, d_k = 6, 4
+    big = np.sqrt(1e4 * np.sqrt(d_k))  # q and k of this size give scores of about 1e4
+    u = rng.normal(size=d_k)
+    u /= np.linalg.norm(u)
+    # rows at very different scales, the largest near +-1e4: exp overflows without a max subtraction, and a
+    # small row far below one global max underflows to 0/0
+    rows = np.array([1e-2, 1.0, 2.0, 0.1, 1.0, 0.5])[:, None] * big * u + rng.normal(scale=0.1, size=(T, d_k))
+    yield "causal_attention", (rows, big * u + rng.normal(scale=0.1, size=(T, d_k)), rng.normal(size=(T, 3))), {}
+    # the last key scores about +1e4 for every earlier query, i.e. only in their masked future, and about 0
     # elsewhere: a row maximum taken before the mask underflows those rows to 0/0, one global maximum does not
     q = big * u + rng.normal(scale=0.1, size=(T, d_k))
     q[-1] = rng.normal(size=d_k)

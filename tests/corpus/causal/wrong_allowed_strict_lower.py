@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail mask matches-reference
 # mistake: builds the allowed set with np.tril(k=-1), so inside attention the diagonal is masked too
+# diagnosis: mask-includes-diagonal
 import numpy as np
 
 

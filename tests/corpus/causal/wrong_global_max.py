@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail stable
 # mistake: subtracts one global maximum instead of each row's, so a row far below it underflows to 0/0
+# diagnosis: global-max
 import numpy as np
 
 

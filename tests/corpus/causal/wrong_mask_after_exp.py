@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail stable
 # mistake: masks after exp; the row max includes the future, so a dominant future key underflows the rest to 0/0
+# diagnosis: mask-after-exp
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail mask sum-to-one
 # mistake: np.triu without k=1 blocks the diagonal too, so row 0 has nothing to attend to
+# diagnosis: mask-includes-diagonal
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail shape scale
 # mistake: unpacks q.shape in the wrong order, so the mask is sized (d_k, d_k) and the scale uses T
+# diagnosis: mask-from-d-k
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail mask
 # mistake: causal_mask marks the allowed positions True, the opposite of the contract's convention
+# diagnosis: mask-inverted
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail mask upper-triangle-zero prefix
 # mistake: blocks the past (below the diagonal) instead of the future
+# diagnosis: mask-blocks-past
 import numpy as np
 
 

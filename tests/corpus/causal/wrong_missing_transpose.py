@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail shape matches-reference
 # mistake: q @ k without the transpose; it only runs when T == d_k, and then gives the wrong scores
+# diagnosis: missing-transpose
 import numpy as np
 
 

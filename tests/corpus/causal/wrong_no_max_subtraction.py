@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail stable
 # mistake: no max subtraction before exp, so scores near 1e4 overflow (and near -1e4 give 0/0)
+# diagnosis: no-max-subtraction
 import numpy as np
 
 

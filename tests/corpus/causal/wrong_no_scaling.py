@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail scale matches-reference
 # mistake: forgets to divide the scores by sqrt(d_k)
+# diagnosis: missing-scale
 import numpy as np
 
 

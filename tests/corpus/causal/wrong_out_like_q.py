@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail shape
 # mistake: allocates out with np.zeros_like(q), which only has the right width when d_v == d_k
+# diagnosis: out-like-q
 import numpy as np
 
 

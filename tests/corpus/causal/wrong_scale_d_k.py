@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail scale matches-reference
 # mistake: divides the scores by d_k instead of sqrt(d_k)
+# diagnosis: scale-by-d-k
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail scale matches-reference
 # mistake: scales by sqrt of the value width d_v, which only agrees when d_v == d_k
+# diagnosis: scale-by-d-v
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail sum-to-one matches-reference
 # mistake: normalises over axis 0 (the queries) instead of the last axis (the keys)
+# diagnosis: softmax-over-queries
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail upper-triangle-zero matches-reference
 # mistake: returns the softmax of the unmasked scores; only out uses the masked weights
+# diagnosis: weights-before-mask
 import numpy as np
 
 

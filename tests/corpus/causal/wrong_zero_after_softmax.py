@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail sum-to-one matches-reference
 # mistake: zeroes the future after the softmax without renormalising the rows
+# diagnosis: mask-after-softmax
 import numpy as np
 
 
