@@ -69,7 +69,11 @@ def test_damaged_shapes_are_set_aside(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ATTNPREP_HOME", str(tmp_path))
     bad_files = [b"\xff\xfe", b"[]", b'{"version": 1, "exercises": [], "last_started": null}',
                  b'{"version": 1, "exercises": {"softmax": {"attempts": "many"}}, "last_started": null}',
-                 b'{"version": 1, "exercises": {"softmax": {"started_at": "yesterday"}}, "last_started": null}']
+                 b'{"version": 1, "exercises": {"softmax": {"started_at": "yesterday"}}, "last_started": null}',
+                 b'{"version": 1, "exercises": {"softmax": {"history": [7]}}, "last_started": null}',
+                 b'{"version": 1, "exercises": {"softmax": {"history": [{"at": "now", "status": "fail"}]}}, '
+                 b'"last_started": null}',
+                 b'{"version": 1, "exercises": {}, "last_started": null, "mock": {"slugs": "softmax"}}']
     for raw in bad_files:
         (tmp_path / "progress.json").write_bytes(raw)
         assert state.load() == state.empty_state()

@@ -80,11 +80,17 @@ def _valid(data: Any) -> bool:
         for key, types in _ENTRY_TYPES.items():
             if key in entry and not isinstance(entry[key], types):
                 return False
-        if isinstance(entry.get("started_at"), str):
-            try:
-                parse_iso(entry["started_at"])
-            except ValueError:
+        stamps = [entry.get("started_at")] if isinstance(entry.get("started_at"), str) else []
+        for item in entry.get("history", []):
+            if not (isinstance(item, dict) and isinstance(item.get("at"), str)
+                    and isinstance(item.get("status"), str) and isinstance(item.get("failed", []), list)):
                 return False
+            stamps.append(item["at"])
+        try:
+            for stamp in stamps:
+                parse_iso(stamp)
+        except ValueError:
+            return False
     return True
 
 
