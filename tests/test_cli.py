@@ -132,6 +132,7 @@ def test_check_usage_errors():
     nothing_started = run("check")
     assert nothing_started.exit_code == 2 and "start" in nothing_started.stderr
     assert run("check", "x.py", "--timeout", "-1").exit_code == 2
+    assert run("check", "x.py", "--seed", "-1").exit_code == 2
 
 
 def test_hints_are_revealed_one_at_a_time_and_counted():

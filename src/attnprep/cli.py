@@ -126,7 +126,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
           as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report on stdout.")] = False,
           timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds for the whole grading.")] = 10.0,
-          seed: Annotated[int, typer.Option(help="Seed of the hidden checks' inputs.")] = 0) -> None:
+          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0) -> None:
     """Grade a solution file against the exercise's hidden invariants."""
     import time
 
@@ -247,7 +247,7 @@ def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions
           json_file: Annotated[Path | None, typer.Option("--json", help="Write every report to this file.")] = None,
           csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a summary table to this file.")] = None,
           timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per file.")] = 10.0,
-          seed: Annotated[int, typer.Option(help="Seed of the hidden checks' inputs.")] = 0) -> None:
+          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0) -> None:
     """Grade every .py file of a folder (a class's submissions), each in its own isolated worker."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
