@@ -3,6 +3,7 @@
 import numpy as np
 
 from attnprep.grading import (
+    CandidateError,
     Fail,
     as_array,
     as_float,
@@ -84,6 +85,9 @@ def _loss_variants(logits, idx, E):
     f_top1 = np.bincount(idx[:, 0], minlength=E) / T
     z = logits - logits.max(axis=0, keepdims=True)
     P_tokens = (np.exp(z) / np.exp(z).sum(axis=0, keepdims=True)).mean(axis=0)
+    P_gates = np.zeros(E)
+    np.add.at(P_gates, idx.ravel(), _softmax(np.take_along_axis(logits, idx, axis=1)).ravel())
+    P_gates /= T
     return {
         "the factor E was left out": float(np.sum(f * P)),
         "P_e was averaged from the raw logits, not from softmax probabilities": float(E * np.sum(f * logits.mean(0))),
@@ -91,6 +95,9 @@ def _loss_variants(logits, idx, E):
         "f_e is a raw count, not a share of the T*k assignments": float(E * np.sum(counts * P)),
         "the softmax for P_e ran over the tokens (axis 0), not over the experts": float(E * np.sum(f * P_tokens)),
         "P_e sums the probabilities over tokens instead of averaging them": float(E * np.sum(f * P) * T),
+        "f_e divides the counts by T (the tokens), not by T*k (the assignments)": float(E * np.sum(counts / T * P)),
+        "P_e comes from the gates (a softmax over each token's k chosen experts), not from the softmax over all "
+        "E experts": float(E * np.sum(f * P_gates)),
     }
 
 
@@ -272,12 +279,37 @@ def assignment_share(cand, ref, rng):
                     f"expert_idx {idx.tolist()}")
 
 
-@invariant("bad-input", "k > E and k < 1 raise ValueError")
+@invariant("router-probability", "P_e is the mean over tokens of the softmax over all E logits, unchosen experts "
+                                 "included")
+def router_probability(cand, ref, rng):
+    # Expert 2 is never chosen but holds much of the router's probability; experts 0 and 1 share the
+    # assignments unevenly. Only the softmax over all E logits gives the right P_0 and P_1.
+    E = 4
+    for idx in (np.array([[0], [0], [1], [0], [1], [0]]), np.array([[0, 1], [1, 0], [0, 3], [0, 1], [3, 0]])):
+        T = idx.shape[0]
+        logits = rng.normal(scale=0.5, size=(T, E))
+        logits[:, 2] += 2.0
+        got, label = _loss(cand, logits, idx, E)
+        want = ref.load_balance_loss(logits, idx, E)
+        _check_loss(got, want, label, logits, idx, E,
+                    f"expert_idx {idx.tolist()}; expert 2 is never chosen but holds much of the router's "
+                    "probability")
+
+
+@invariant("bad-input", "k > E and k < 1 raise ValueError (k = 1 and k = E do not)")
 def bad_input(cand, ref, rng):
     x, W = _inputs(rng, 4, 3, 5)
     for k in (6, 9, 0, -1):
         expect_raises(cand, "ValueError", "route_top_k", x, W, k,
                       what=f"route_top_k(x (4, 3), W_router (3, 5), k={k}) with 5 experts")
+    for k in (5, 1):
+        try:
+            cand.route_top_k(x, W, k)
+        except CandidateError as err:
+            if err.not_implemented:
+                raise
+            raise Fail(f"route_top_k(x (4, 3), W_router (3, 5), k={k}) with 5 experts raised {err.type_name}: "
+                       f"{err.text}; k = {k} is allowed (1 <= k <= E)") from None
 
 
 @invariant("matches-reference", "expert_idx matches a reference exactly, gates and the loss to rtol 1e-6")
@@ -330,6 +362,8 @@ def probes(rng):
     # Hundreds of experts, most of them chosen: np.argpartition leaves so many in no particular order.
     x, W = _inputs(rng, 2, 3, 300)
     yield "route_top_k", (x, W, 280), {}
+    x, W = _inputs(rng, 4, 3, 5)
+    yield "route_top_k", (x, W, 5), {}  # k = E is allowed
 
     T, E, k = 7, 5, 2
     logits = rng.normal(scale=2.0, size=(T, E))
@@ -417,6 +451,32 @@ def _loss_with(router_logits, expert_idx, n_experts, *, f=None, P=None, factor=N
     f_e = counts / idx.size if f is None else f(idx, counts)
     P_e = _softmax(logits).mean(axis=0) if P is None else P(logits)
     return float((n_experts if factor is None else factor) * np.sum(f_e * P_e))
+
+
+@mistake("p-from-gates", "P_e is the mean of each token's softmax over all E router logits; the gates, a softmax "
+                         "over the k chosen experts only, leave out the probability of the experts not chosen",
+         fn="load_balance_loss")
+def _p_from_gates(router_logits, expert_idx, n_experts):
+    def P(z):
+        idx = np.asarray(expert_idx)
+        p = np.zeros(n_experts)
+        np.add.at(p, idx.ravel(), _softmax(np.take_along_axis(z, idx, axis=1)).ravel())
+        return p / z.shape[0]
+    return _loss_with(router_logits, expert_idx, n_experts, P=P)
+
+
+@mistake("f-divided-by-tokens", "divide each expert's assignment count by T*k, the number of assignments, not by T",
+         fn="load_balance_loss")
+def _f_divided_by_tokens(router_logits, expert_idx, n_experts):
+    return _loss_with(router_logits, expert_idx, n_experts, f=lambda idx, counts: counts / idx.shape[0])
+
+
+@mistake("k-equals-e-rejected", "k may equal E (every token uses every expert): raise only for k > E or k < 1")
+def _k_equals_e_rejected(x, W_router, k):
+    logits = np.asarray(x, dtype=np.float64) @ np.asarray(W_router, dtype=np.float64)
+    if not 1 <= k < logits.shape[1]:
+        raise ValueError("k >= E")
+    return _gated(logits, np.argsort(-logits, axis=1, kind="stable")[:, :k])
 
 
 @mistake("no-factor-e", "multiply by n_experts: E * sum_e f_e * P_e is 1 for a perfectly balanced router, without "

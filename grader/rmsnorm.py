@@ -114,8 +114,11 @@ def unit_rms(cand, ref, rng):
         bad = ~np.isclose(got, want, rtol=1e-5, atol=0.0)
         if np.any(bad):
             idx = tuple(int(i) for i in np.argwhere(np.atleast_1d(bad))[0])[: bad.ndim]
+            d = s[-1]
+            l2 = (f"; that is 1 / sqrt(d) with d = {d}: dividing by the L2 norm sqrt(sum(x**2)) forgets the "
+                  "mean's 1/d" if np.isclose(got[idx], 1 / np.sqrt(d), rtol=1e-4) else "")
             raise Fail(f"{label} and weight = ones: {_where(idx)} has RMS {fmt(got[idx])} (input RMS "
-                       f"{fmt(np.sqrt(ms[idx]))}), expected 1 (up to eps). The RMS of a "
+                       f"{fmt(np.sqrt(ms[idx]))}), expected 1 (up to eps){l2}. The RMS of a "
                        "vector v is sqrt(mean(v**2)), taken over the last axis")
 
 
@@ -210,6 +213,10 @@ def eps(cand, ref, rng):
                 }
                 if e is not None:
                     alternatives[f"ignoring the eps argument (always {DEFAULT_EPS[fn]:g})"] = _norm(fn, x, weight, bias)
+                else:
+                    other = DEFAULT_EPS["layer_norm" if fn == "rms_norm" else "rms_norm"]
+                    alternatives[f"a default eps of {other:g} (the stub's default for {fn} is "
+                                 f"{DEFAULT_EPS[fn]:g})"] = _norm(fn, x, weight, bias, eps=other)
             _close_or_name(out, want, label, alternatives,
                            f"eps belongs inside the square root: sqrt({what} + eps)", atol=1e-12,
                            context=f"vectors of RMS {', '.join(f'{v:g}' for v in scales)}")
@@ -228,8 +235,10 @@ def layer_norm_moments(cand, ref, rng):
         bad = np.abs(got_mean) > 1e-7
         if np.any(bad):
             idx = tuple(int(i) for i in np.argwhere(np.atleast_1d(bad))[0])[: bad.ndim]
+            why = ("; that is a rounding error far above float64's: is something computed in float32?"
+                   if abs(got_mean[idx]) < 1e-4 else "; LayerNorm subtracts each vector's mean")
             raise Fail(f"{label}: {_where(idx)} has mean {fmt(got_mean[idx])}, expected 0 (input mean "
-                       f"{fmt(np.mean(x, axis=-1)[idx])}); LayerNorm subtracts each vector's mean")
+                       f"{fmt(np.mean(x, axis=-1)[idx])}){why}")
         var = np.var(x, axis=-1)
         want = var / (var + 1e-5)
         got = np.var(out, axis=-1)
@@ -341,6 +350,12 @@ def _rms(x, weight, eps, stat):
          fn="rms_norm")
 def _mean_abs(x, weight, eps=1e-6):
     return x / (np.mean(np.abs(x), axis=-1, keepdims=True) + eps) * weight
+
+
+@mistake("rms-l2-norm", "divide by the root MEAN square, sqrt(sum(x**2) / d + eps), not by the L2 norm "
+                       "sqrt(sum(x**2) + eps)", fn="rms_norm")
+def _l2_norm(x, weight, eps=1e-6):
+    return x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True) + eps) * weight
 
 
 @mistake("rms-no-sqrt", "take the square root of the mean square: RMS = sqrt(mean(x**2) + eps)", fn="rms_norm")

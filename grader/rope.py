@@ -180,6 +180,11 @@ def frequencies(cand, ref, rng):
         if np.allclose(got, rotate_half, rtol=1e-6, atol=1e-9) or np.allclose(got, interleaved, rtol=1e-6,
                                                                              atol=1e-9):
             continue
+        def theta_from(per_pair, half=half, d=d):
+            # The angle arctan2 measures for a turn by per_pair[i] radians, one per feature: in [0, pi].
+            wrapped = np.abs(np.angle(np.exp(1j * np.asarray(per_pair, dtype=np.float64))))
+            return wrapped[np.arange(d) % half]
+
         i = int(np.argmax(np.abs(got - rotate_half)))
         pair = i % half
         msg = (f"{label} with x = the identity: feature {i} (pair {pair}) turned by {fmt(got[i])} rad at position 1, "
@@ -196,6 +201,15 @@ def frequencies(cand, ref, rng):
                     "only d/2 frequencies: features i and i + d/2 share base^(-2i/d)")
         elif _close(got, np.pi / 2 - rotate_half):
             msg += "; that is pi/2 minus the expected angle: sin and cos are swapped"
+        elif _close(got, theta_from(base ** (-2.0 * np.arange(1, half + 1) / d))):
+            msg += ("; your angles are base^(-2(i+1)/d): the pairs are counted from 1, but pair 0 turns by "
+                    "base^0 = 1 rad per position (i in range(d // 2))")
+        elif _close(along, np.cos(base ** (2.0 * np.arange(half) / d))[np.arange(d) % half]):
+            msg += ("; your angles are base^(+2i/d): the exponent's minus sign is missing, so later pairs spin "
+                    "faster instead of slower")
+        elif _close(got, theta_from(base ** (-2 * np.arange(half) // d))):
+            msg += ("; your exponent is -2 * i // d, an integer floor division that rounds every pair but the "
+                    "first down to -1: divide with /")
         elif base != 10000.0 and _close(got, _angles(d, 10000.0)[np.arange(d) % half]):
             msg += "; your angles use base 10000 although a different base was passed"
         raise Fail(msg)
@@ -330,6 +344,18 @@ def _per_feature(x, positions, base=10000.0):
     ang = np.asarray(positions)[:, None] * base ** (-2.0 * np.arange(d) / d)
     rotated = np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1)
     return x * np.cos(ang) + rotated * np.sin(ang)
+
+
+@mistake("rope-exponent-sign", "the frequencies are base ** (-2 * i / d), with a minus sign: later pairs turn "
+         "slower, not faster")
+def _exponent_sign(x, positions, base=10000.0):
+    return _variant(x, positions, base, freqs=lambda b, d: b ** (2.0 * np.arange(d // 2) / d))
+
+
+@mistake("rope-pairs-from-one", "count the pairs from 0 (i in range(d // 2)): pair 0 turns by base^0 = 1 rad per "
+         "position")
+def _pairs_from_one(x, positions, base=10000.0):
+    return _variant(x, positions, base, freqs=lambda b, d: b ** (-2.0 * np.arange(1, d // 2 + 1) / d))
 
 
 @mistake("rope-clockwise", "the first half is x1*cos - x2*sin and the second x1*sin + x2*cos; the signs of the sin "

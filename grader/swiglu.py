@@ -105,7 +105,36 @@ ALTERNATIVES = {
     "tanh(a)": np.tanh,
     "no activation at all, (x @ W_gate) * (x @ W_up)": lambda a: a,
     "silu on the wrong branch, (x @ W_gate) * silu(x @ W_up)": lambda a: a * (1.0 / (1.0 + math.exp(-1.0))),
+    "silu(a) + 1, the branches added instead of multiplied": lambda a: a * _stable_sigmoid(a) + 1.0,
 }
+
+
+def _silu(a):
+    return a * _stable_sigmoid(a)
+
+
+# The same for the second probe, where x @ W_gate = a is reached as (a / s) @ diag(s) and x @ W_up = u.
+BRANCH_ALTERNATIVES = {
+    "silu of the product, silu((x @ W_gate) * (x @ W_up))": lambda a, u, s: _silu(a * u),
+    "silu applied to x before the projection, silu(x) @ W_gate": lambda a, u, s: s * _silu(a / s) * u,
+    "the branches added instead of multiplied, silu(x @ W_gate) + x @ W_up": lambda a, u, s: _silu(a) + u,
+    "silu on the wrong branch, (x @ W_gate) * silu(x @ W_up)": lambda a, u, s: a * _silu(u),
+    "silu on both branches, silu(x @ W_gate) * silu(x @ W_up)": lambda a, u, s: _silu(a) * _silu(u),
+}
+
+
+def _branch_probe(a, s, u):
+    """Like _probe, but x @ W_gate = (a / s) @ diag(s) and x @ W_up = u[j] for hidden unit j.
+
+    The output is then silu(a) * u, while silu applied to x (not to x @ W_gate), silu of the product and a sum
+    of the branches all give something else.
+    """
+    x, W_gate, W_up, W_down = _probe(a)
+    d_ff = a.shape[-1]
+    x[..., :d_ff] = a / s
+    W_gate[:d_ff] = np.diag(s)
+    W_up[d_ff] = u
+    return x, W_gate, W_up, W_down
 
 
 # -- the invariants ------------------------------------------------------------------
@@ -152,16 +181,42 @@ def gate(cand, ref, rng):
     if idx is None:
         check_close(out[:, a.shape[1]:], np.zeros((a.shape[0], 2)), label + " (probe)",
                     context="features after d_ff should stay 0")
+    else:
+        setup = (f"{label}, with the weights chosen so that x @ W_up = 1 and output [t, j] = gate(a) for "
+                 f"a = (x @ W_gate)[t, j]: at a = {fmt(a[idx])} the output is {fmt(got[idx])}, expected silu(a) = "
+                 f"{fmt(want[idx])}")
+        for name, fn in ALTERNATIVES.items():
+            if np.allclose(got, fn(a), rtol=1e-5, atol=1e-7):
+                raise Fail(f"{setup}. Over every a tried, your output equals {name}. SwiGLU's gate is "
+                           "silu(x @ W_gate) = a * sigmoid(a), multiplied by the linear branch x @ W_up")
+        if np.allclose(got, want, rtol=1e-4, atol=1e-7):
+            raise Fail(f"{setup}: close, but not to float64 precision (rtol 1e-6). Is something computed in "
+                       "float32?")
+        raise Fail(f"{setup}. The gate is "
+                   "silu(a) = a * sigmoid(a) on x @ W_gate, multiplied by the linear branch x @ W_up")
+    # Second probe: x @ W_gate reached through a scaled input, and a linear branch u other than 1.
+    a = rng.uniform(-6.0, 6.0, size=(4, 5))
+    s = rng.uniform(1.5, 3.0, size=5)
+    u = rng.choice([-1.0, 1.0], size=5) * rng.uniform(0.5, 2.0, size=5)
+    x, W_gate, W_up, W_down = _branch_probe(a, s, u)
+    out, label = _call(cand, x, W_gate, W_up, W_down)
+    want = ref.silu(a) * u
+    got = out[:, : a.shape[1]]
+    idx = worst_entry(got, want, 1e-6, 1e-9)
+    if idx is None:
         return
-    setup = (f"{label}, with the weights chosen so that x @ W_up = 1 and output [t, j] = gate(a) for "
-             f"a = (x @ W_gate)[t, j]: at a = {fmt(a[idx])} the output is {fmt(got[idx])}, expected silu(a) = "
-             f"{fmt(want[idx])}")
-    for name, fn in ALTERNATIVES.items():
-        if np.allclose(got, fn(a), rtol=1e-5, atol=1e-7):
-            raise Fail(f"{setup}. Over every a tried, your output equals {name}. SwiGLU's gate is "
-                       "silu(x @ W_gate) = a * sigmoid(a), multiplied by the linear branch x @ W_up")
-    raise Fail(f"{setup}. The gate is "
-               "silu(a) = a * sigmoid(a) on x @ W_gate, multiplied by the linear branch x @ W_up")
+    j = idx[-1]
+    setup = (f"{label}, with the weights chosen so that a = (x @ W_gate)[t, j] and u = (x @ W_up)[t, j] give "
+             f"output [t, j] = silu(a) * u: at a = {fmt(a[idx])}, u = {fmt(u[j])} the output is {fmt(got[idx])}, "
+             f"expected {fmt(want[idx])}")
+    for name, fn in BRANCH_ALTERNATIVES.items():
+        if np.allclose(got, fn(a, u, s), rtol=1e-5, atol=1e-7):
+            raise Fail(f"{setup}. Over every a and u tried, your output equals {name}. SwiGLU is "
+                       "silu(x @ W_gate) * (x @ W_up): silu on the gate's projection, then a product")
+    if np.allclose(got, want, rtol=1e-4, atol=1e-7):
+        raise Fail(f"{setup}: close, but not to float64 precision (rtol 1e-6). Is something computed in float32?")
+    raise Fail(f"{setup}. SwiGLU is silu(x @ W_gate) * (x @ W_up): silu on the gate's projection, times the "
+               "linear branch")
 
 
 @invariant("stable", "finite and correct for gate pre-activations from 50 up to 1e4 in magnitude")
@@ -248,6 +303,17 @@ _clipped_gate = mistake("clipped-gate", "do not clip the gate pre-activation: si
 _exp_ratio = mistake("sigmoid-overflow", "exp(a) / (1 + exp(a)) is inf / inf = nan for large a: use "
                                          "1 / (1 + exp(-a)) or a form built from exp(-|a|)")(
     _ffn(lambda a, u: a * (np.exp(a) / (1.0 + np.exp(a))) * u))
+
+
+_silu_of_product = mistake("silu-of-product", "apply silu to x @ W_gate alone, then multiply by x @ W_up; not "
+                                              "silu of the product")(_ffn(lambda a, u: _silu(a * u)))
+_added_branches = mistake("added-branches", "multiply the two branches, silu(x @ W_gate) * (x @ W_up); do not add "
+                                            "them")(_ffn(lambda a, u: _silu(a) + u))
+
+
+@mistake("silu-before-projection", "apply silu to the projection x @ W_gate, not to x before projecting")
+def _silu_before_projection(x, W_gate, W_up, W_down):
+    return ((_silu(x) @ W_gate) * (x @ W_up)) @ W_down
 
 
 @mistake("no-down-projection", "project the hidden activations back to d_model with @ W_down")

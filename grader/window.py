@@ -102,6 +102,16 @@ def _own_mask(cand, T, window):
     return m
 
 
+def _expected_under_masks(cand, q, k, v, window, weights):
+    """Attention (out, weights) under the true mask if the candidate's weights match it, else under the
+    candidate's own mask: a mask function with a wrong convention, used consistently, is the mask's fault."""
+    T = q.shape[0]
+    true = _masked_attention(q, k, v, _blocked(T, window))
+    if np.allclose(weights, true[1], rtol=1e-6, atol=1e-9):
+        return true
+    return _masked_attention(q, k, v, _own_mask(cand, T, window))
+
+
 def _check_blocked_zero(weights, T, window, label, context=""):
     bad = _blocked(T, window) & (weights != 0.0)
     if bad.any():
@@ -120,6 +130,9 @@ def mask(cand, ref, rng):
     for T, window in cases:
         m, label = _mask(cand, T, window)
         want = _blocked(T, window)
+        if T > 1 and np.array_equal(m, ~want):
+            raise Fail(f"{label} is True exactly where query i may attend to key j: that is the opposite "
+                       "convention. Here True means blocked: the future (j > i) and keys with i - j >= window")
         if not np.array_equal(m, want):
             i, j = (int(x) for x in np.argwhere(m != want)[0])
             raise Fail(f"{label}[{i}, {j}] is {bool(m[i, j])}, expected {bool(want[i, j])}: {_why(i, j, window)}")
@@ -233,6 +246,8 @@ def scale(cand, ref, rng):
     for T, d_k, d_v, window in ((7, 16, 3, 4), (6, 9, 2, 6)):
         q, k, v = _qkv(rng, T, d_k, d_v)
         out, weights, label = _attend(cand, q, k, v, window)
+        if np.allclose(weights, _masked_attention(q, k, v, _blocked(T, window))[1], rtol=1e-6, atol=1e-9):
+            continue
         blocked = _own_mask(cand, T, window)
         want_out, want_w = _masked_attention(q, k, v, blocked)
         if np.allclose(weights, want_w, rtol=1e-6, atol=1e-9):
@@ -260,10 +275,25 @@ def stable(cand, ref, rng):
         name = f"scores near {'+' if sign > 0 else '-'}1e4"
         check_finite(weights, f"weights of {label}", name)
         check_finite(out, f"out of {label}", name)
-        want_out, want_w = _masked_attention(q, k, v, _own_mask(cand, T, window))
+        want_out, want_w = _expected_under_masks(cand, q, k, v, window, weights)
         context = f"{name}; expected attention under the mask of your sliding_window_mask({T}, {window})"
         check_close(weights, want_w, f"weights of {label}", context=context)
         check_close(out, want_out, f"out of {label}", context=context)
+    # Query rows at very different scales: row 0 scores near 2e4, rows 1 and 4 near 0, row 3 near 300. One
+    # maximum for the whole matrix (instead of one per row) underflows every other row to 0/0.
+    T, window = 5, 5
+    q, k, v = _qkv(rng, T, 3, 2)
+    q[:, 0] = np.array([2e4, 0.0, 1.0, 3e2, 0.0]) * np.sqrt(3.0)
+    k[:, 0] = 1.0
+    out, weights, label = _attend(cand, q, k, v, window)
+    name = "query rows at very different scales: row 0 scores near 2e4, rows 1 and 4 near 0"
+    advice = "subtract each row's own maximum (axis=-1, keepdims=True), not one maximum of the whole score matrix"
+    check_finite(weights, f"weights of {label}", f"{name}; {advice}")
+    check_finite(out, f"out of {label}", f"{name}; {advice}")
+    want_out, want_w = _expected_under_masks(cand, q, k, v, window, weights)
+    context = f"{name}; expected attention under the mask of your sliding_window_mask({T}, {window})"
+    check_close(weights, want_w, f"weights of {label}", context=context)
+    check_close(out, want_out, f"out of {label}", context=context)
 
 
 @invariant("bad-input", "window < 1 raises ValueError in both functions")
@@ -354,6 +384,12 @@ def _window_one_too_many(T, window):
          "keeps min(i + 1, window) keys", fn="sliding_window_mask")
 def _window_one_too_few(T, window):
     return _band(T, window, past=lambda d, w: d >= w - 1)
+
+
+@mistake("mask-allowed-convention", "return True where attention is BLOCKED (the future and i - j >= window), not "
+         "where it is allowed", fn="sliding_window_mask")
+def _mask_allowed_convention(T, window):
+    return ~_band(T, window)
 
 
 @mistake("no-validation", "raise ValueError when window < 1: a window of 0 blocks every key, the diagonal too",
