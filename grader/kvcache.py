@@ -90,6 +90,11 @@ def _kv_explain(got, want, n_layers, n_kv_heads, head_dim, n_tokens, bits=16, ba
          "the size of n_tokens + 1 tokens; the cache holds exactly n_tokens"),
         (numbers * -(-bits // 8), "every number rounded up to a whole byte on its own; the contract rounds "
                                   "the total number of bits up once"),
+        (_ceil8(2 * n_layers * n_kv_heads * head_dim * bits) * n_tokens * batch_size,
+         "every token rounded up to whole bytes on its own; the contract rounds the total number of bits up "
+         "once, so tokens of odd bit widths share bytes"),
+        (numbers * (bits // 8), "bits // 8 truncates each number to whole bytes (0 bytes at 4 bits); multiply "
+                                "by bits and divide the total by 8 once, rounding up"),
     ]
     if total > INT32_MAX:
         known.append((_ceil8(_wrap32(total)), "a 32-bit integer overflowed (np.int32 wraps past 2,147,483,647); "
@@ -275,6 +280,9 @@ def bits(cand, ref, rng):
     for width, want in ((1, 1), (3, 1), (4, 1), (5, 2), (12, 3), (16, 4)):
         _check_kv(cand, ref, 1, 1, 1, 1, bits=width, batch_size=1, want=want,
                   note=f" ({2 * width} bits round up to {want} byte{'s' if want > 1 else ''})")
+    # 7 tokens of 6 bits: 42 bits = 5.25 bytes, 6 whole bytes; a byte per token would make 7.
+    _check_kv(cand, ref, 1, 1, 1, 7, bits=3, batch_size=1, want=6,
+              note=" (42 bits = 5.25 bytes, rounded up once for the whole cache)")
     _check_kv(cand, ref, 1, 1, 1, 5, bits=3, batch_size=1, want=4, note=" (30 bits = 3.75 bytes, rounded up)")
     _check_kv(cand, ref, 3, 1, 5, 7, bits=3, batch_size=1, want=79, note=" (630 bits = 78.75 bytes, rounded up)")
     for _ in range(10):
@@ -449,6 +457,20 @@ def _rounds_down(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1
 def _rounds_each_number(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
     _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
     return 2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * -(-bits // 8)
+
+
+@mistake("rounds-each-token", "round the total number of bits up to bytes once, not every token's bytes on its "
+                              "own: at odd widths several tokens share a byte")
+def _rounds_each_token(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * bits) * n_tokens * batch_size
+
+
+@mistake("bits-floor-bytes", "multiply by bits and divide the total by 8 at the end: bits // 8 first makes a 4-bit "
+                             "number 0 bytes")
+def _bits_floor_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return 2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * (bits // 8)
 
 
 @mistake("float-bytes", "return whole bytes as an integer: true division `/` gives a float and skips the "

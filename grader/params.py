@@ -117,6 +117,11 @@ def _diagnosis(cand, cfg, tied):
                      f"(2 x d_model x n_heads*head_dim per layer), expected {fmt(want['kv'])} "
                      "(2 x d_model x n_kv_heads*head_dim per layer)")
         skip = {"kv", "qo"}
+    if not skip and got["qo"] == 0 and want["qo"]:
+        # Q and output that ignore n_heads are d_model x d_model: the probe books them with the norms.
+        notes.append("attention Q and output projections do not change with n_heads: W_q is d_model x "
+                     "n_heads*head_dim and W_o n_heads*head_dim x d_model, not d_model x d_model")
+        skip = {"qo", "norms"}
     for key, (name, explain) in why.items():
         g, w = got[key], want[key]
         if key in skip or g is None or abs(g - w) < 0.5:
@@ -285,6 +290,7 @@ def weights_gib(cand, ref, rng):
             "MiB (2**20 bytes) instead of GiB": n * bits / 8 / 2**20,
             "bytes, not GiB": n * bits / 8,
             "bytes divided by 8 twice": n * bits / 64 / GIB,
+            "`bits` ignored: 2 bytes a parameter whatever the width": n * 2 / GIB,
         }
         hint = next((f"; that is {k}" for k, v in alternatives.items() if np.isclose(got, v, rtol=1e-6)), "")
         if not hint and (np.isclose(got, round(want, 2), rtol=1e-9) or np.isclose(got, round(want, 1), rtol=1e-9)):
@@ -363,6 +369,9 @@ _two_ffn = mistake("two-ffn-matrices", "SwiGLU has three feed-forward matrices (
 _biases = mistake("counts-biases", "Llama-style models have no biases: count only the weight matrices and the norm "
                                    "scales")(
     _variant(lambda d, H, KV, hd, ff: _layer(d, H, KV, hd, ff) + H * hd + 2 * KV * hd + d + 2 * ff + d))
+_q_o_square = mistake("q-o-square", "size W_q as d_model x n_heads*head_dim and W_o as n_heads*head_dim x "
+                                    "d_model: d_model x d_model holds only when d_model == n_heads * head_dim")(
+    _variant(lambda d, H, KV, hd, ff: _layer(d, H, KV, hd, ff) - 2 * d * H * hd + 2 * d * d))
 _hd_from_d = mistake("head-dim-from-d-model", "use head_dim as given; it need not be d_model // n_heads")(
     _variant(lambda d, H, KV, hd, ff: _layer(d, H, KV, d // H, ff)))
 _ignores_tied = mistake("ignores-tied", "with tied_embeddings=True the unembedding is the embedding matrix: count "
@@ -388,6 +397,12 @@ def _gb(n_params, bits):
 @mistake("bits-as-bytes", "bits / 8 is bytes per parameter: divide by 8", fn="weights_gib")
 def _bits_as_bytes(n_params, bits):
     return n_params * bits / GIB
+
+
+@mistake("gib-ignores-bits", "use the bits argument: n_params * bits / 8 bytes, not 2 bytes a parameter whatever "
+                             "the width", fn="weights_gib")
+def _ignores_bits(n_params, bits):
+    return n_params * 2 / GIB
 
 
 @mistake("rounded-gib", "return the exact quotient; rounding is for display", fn="weights_gib")

@@ -339,6 +339,16 @@ def reproducible(cand, ref, rng):
         if (first == other).all():
             raise Fail(f"{label} and the same with np.random.default_rng({seed + 1}) gave the same {n} draws; "
                        f"the draws must come from the rng passed in")
+    # Without an rng every call builds a fresh, unseeded default_rng(): the draws still vary.
+    label = _label("sample", logits, kw) + " without an rng"
+    raw = cand.repeat(n, "sample", logits, **kw)
+    if not isinstance(raw, list) or len(raw) != n:
+        raise Fail(f"{label} repeated {n} times did not give {n} results")
+    alone = np.array([_token(v, len(logits), label) for v in raw])
+    if (alone == alone[0]).all():
+        raise Fail(f"{label}: {n} calls in a row all gave token {alone[0]}, whose probability is "
+                   f"{fmt(probs[alone[0]])}; when rng is None use a fresh np.random.default_rng() (no seed), "
+                   f"not a generator with a fixed seed")
 
 
 @invariant("stable", "no overflow at logits near 1e4, at temperature 0.01 or in float32")
@@ -425,10 +435,12 @@ def probes(rng):
 
 def _variant(logits, temperature=1.0, top_k=None, top_p=None, *, validate=("temperature", "top_k", "top_p"),
              zero="greedy", on_probs=None, subtract_max=True, in_place=False, k_extra=0, k_lowest=False,
-             p_vocab_order=False, p_crossing=True, p_renormalise=True, p_before_k=False):
+             p_vocab_order=False, p_crossing=True, p_renormalise=True, p_before_k=False, k_renormalise=True,
+             k_renormalise_in_p=False):
     """sampling_probs with one known mistake switched on.
 
-    zero: "greedy" (right), "divide" (by 0: nan) or "epsilon" (max(T, 1e-8): ties split the mass);
+    zero: "greedy" (right), "greedy-last" (the last of tied maxima), "divide" (by 0: nan) or "epsilon"
+    (max(T, 1e-8): ties split the mass);
     on_probs: None (right: T divides the logits), "divide" (p / T renormalised) or "times" (softmax * T).
     """
     if "temperature" in validate and temperature < 0:
@@ -442,9 +454,9 @@ def _variant(logits, temperature=1.0, top_k=None, top_p=None, *, validate=("temp
     else:
         logits = np.asarray(logits, dtype=np.float64)
     V = logits.shape[0]
-    if temperature == 0 and zero == "greedy":
+    if temperature == 0 and zero in ("greedy", "greedy-last"):
         probs = np.zeros(V)
-        probs[np.argmax(logits)] = 1.0
+        probs[np.argmax(logits) if zero == "greedy" else V - 1 - np.argmax(logits[::-1])] = 1.0
         return probs
     if on_probs is None:
         if in_place:
@@ -466,8 +478,11 @@ def _variant(logits, temperature=1.0, top_k=None, top_p=None, *, validate=("temp
     if top_k is not None and (top_k or "top_k" in validate) and top_k + k_extra < V:
         order = np.argsort(probs if k_lowest else -probs, kind="stable")
         probs[order[top_k + k_extra:]] = 0.0
-        probs = probs / probs.sum()
+        if k_renormalise:
+            probs = probs / probs.sum()
     if top_p is not None:
+        if k_renormalise_in_p:
+            probs = probs / probs.sum()
         measured = before_k if p_before_k else probs
         order = np.arange(V) if p_vocab_order else np.argsort(-measured, kind="stable")
         cum = np.cumsum(measured[order])
@@ -506,6 +521,25 @@ def _zero_temperature_epsilon(logits, temperature=1.0, top_k=None, top_p=None):
                              "descending order), not k + 1", fn="sampling_probs")
 def _top_k_plus_one(logits, temperature=1.0, top_k=None, top_p=None):
     return _variant(logits, temperature, top_k, top_p, k_extra=1)
+
+
+@mistake("top-k-not-renormalised", "after top-k zeroes the tail, divide by the sum of what is left, before top-p "
+                                   "and even without it", fn="sampling_probs")
+def _top_k_not_renormalised(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, k_renormalise=False)
+
+
+# The same mistake where only the top-p branch renormalises: right with top_p, short of one without.
+@mistake("top-k-not-renormalised", "after top-k zeroes the tail, divide by the sum of what is left, even when no "
+                                   "top_p follows", fn="sampling_probs")
+def _top_k_renormalised_only_by_top_p(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, k_renormalise=False, k_renormalise_in_p=True)
+
+
+@mistake("greedy-last-tie", "temperature 0 is a one-hot at np.argmax(logits), the FIRST of tied maxima; a "
+                            "reversed ascending sort puts the last one first", fn="sampling_probs")
+def _greedy_last_tie(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, zero="greedy-last")
 
 
 @mistake("top-k-keeps-lowest", "top-k keeps the k MOST probable tokens: sort in descending order (np.argsort of "

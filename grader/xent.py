@@ -213,6 +213,11 @@ def probes(rng):
     logits[np.arange(3), targets] = logits.min(axis=1) - 1000.0
     logits[0, 4] = logits[0, 2]
     yield "cross_entropy", (logits, targets), {}
+    # confidently wrong by 720: the target's probability is a tiny subnormal, not 0, but exp(720) overflows
+    logits = rng.normal(size=(3, 5))
+    targets = np.array([1, 4, 2])
+    logits[np.arange(3), targets] = logits.max(axis=1) - 720.0
+    yield "cross_entropy", (logits, targets), {}
     # a target of V, and one of -1
     logits = rng.normal(size=(3, 4))
     yield "cross_entropy", (logits, np.array([0, 4, 1])), {}
@@ -307,3 +312,46 @@ def _negative_wraps(logits, targets):
          "IndexError for V and reads -1 as the last class")
 def _no_validation(logits, targets):
     return float(-np.mean(_picked(_log_softmax(logits), targets)))
+
+
+@mistake("shift-by-target", "shift each row by its maximum, not by the target's logit: exp(z_j - z_target) "
+         "overflows to inf once the target trails another logit by more than about 709")
+def _shift_by_target(logits, targets):
+    _check(logits, targets)
+    n = len(targets)
+    picked = logits[np.arange(n), targets]
+    others = np.exp(logits - picked[:, None])
+    others[np.arange(n), targets] = 0.0
+    return float(np.mean(np.log1p(others.sum(axis=1))))
+
+
+@mistake("max-not-added-back", "add the row maximum back: logsumexp(z) = m + log(sum(exp(z - m))), and the loss is "
+         "logsumexp(z) - z[target]")
+def _max_not_added_back(logits, targets):
+    _check(logits, targets)
+    m = logits.max(axis=1, keepdims=True)
+    lse = np.log(np.exp(logits - m).sum(axis=1))
+    return float(np.mean(lse - _picked(logits, targets)))
+
+
+@mistake("targets-index-grid", "pick one entry per row with log_probs[np.arange(N), targets]: log_probs[:, targets] "
+         "is an N x N grid of every row at every target")
+def _index_grid(logits, targets):
+    _check(logits, targets)
+    return float(-np.mean(_log_softmax(logits)[:, targets]))
+
+
+def _epsilon_guard(eps):
+    @mistake("epsilon-in-log", "do not guard log(0) with an epsilon: -log(p + eps) caps a confidently wrong loss at "
+             "-log(eps); compute logsumexp(z) - z[target] in log space, which stays finite and exact")
+    def variant(logits, targets):
+        _check(logits, targets)
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return float(-np.mean(np.log(_picked(e / e.sum(axis=1, keepdims=True), targets) + eps)))
+    return variant
+
+
+# The usual epsilons, one variant each (the diagnosis finds module-level functions): -log(p + eps) and
+# -log(max(p, eps)) agree to its tolerance.
+_eps6, _eps7, _eps8, _eps9, _eps10, _eps12, _eps15, _eps20 = (
+    _epsilon_guard(eps) for eps in (1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-12, 1e-15, 1e-20))
