@@ -75,6 +75,17 @@ def _softmax_attention(q, k, v, mask, divisor):
     return (w / w.sum(axis=-1, keepdims=True)) @ v
 
 
+def _big_scores(rng, batch, t_q, t_k, d_k, d_v, j, dominant):
+    """q, k, v whose scores are all about -1e4, or (dominant) about 0 except key j's, about +1e4."""
+    q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
+    q[..., 0] = (1.0 if dominant else -1.0) * 1e4 * np.sqrt(d_k)
+    k[..., 0] = 0.0 if dominant else 1.0
+    if dominant:
+        q[..., 1:] *= 0.1
+        k[..., j, 0] = 1.0
+    return q, k, v
+
+
 def _non_identity_permutation(rng, n):
     while True:
         p = rng.permutation(n)
@@ -187,6 +198,28 @@ def mask(cand, ref, rng):
 
         check_close(out, ref.attention(q, k, v, m), f"{label} with {what}")
 
+    # Scores near 1e4: a blocked key must still get exactly 0, which a finite fill such as -1e4 (put in place or
+    # added) does not give here. An overflow or 0/0 at these scores is for `stable` to report, not this check.
+    for what, dominant in (("every score near -1e4", False), ("the blocked key scoring 1e4 above the rest", True)):
+        batch, t_q, t_k, d_k, d_v = (2,), 4, 5, 4, 3
+        j = int(rng.integers(0, t_k))
+        q, k, v = _big_scores(rng, batch, t_q, t_k, d_k, d_v, j, dominant)
+        m = _make_mask(rng, (t_q, t_k), j_star=j)
+        out, label = _run(cand, q, k, v, m)
+        v2 = v.copy()
+        v2[..., j, :] += 10.0
+        out2, _ = _run(cand, q, k, v2, m)
+        if not (np.isfinite(out).all() and np.isfinite(out2).all()):
+            continue
+        for idx in np.argwhere(np.broadcast_to(m[..., j], (*batch, t_q))):
+            idx = tuple(int(i) for i in idx)
+            if not np.allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12):
+                raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), yet "
+                           f"changing its value changed output row {list(idx)} from {fmt(out[idx][0])}, ... to "
+                           f"{fmt(out2[idx][0])}, ...: a blocked key must get weight exactly 0. Is the blocked score "
+                           "set to a finite number such as -1e4? Next to scores of about 1e4 it is not small "
+                           "enough: use -np.inf (or -1e9)")
+
 
 @invariant("scale", "scores are divided by sqrt(d_k), the width of q and k")
 def scale(cand, ref, rng):
@@ -222,6 +255,11 @@ def stable(cand, ref, rng):
     cases.append(("query rows at scales 1e-3, 1, 1e2, 1e4", q, k, v, _NO_MASK))
     q, k, v = near(1.0, (2,), 5, 5)
     cases.append(("scores near +1e4 with a (T_q, T_k) mask", q, k, v, _make_mask(rng, (5, 5), j_star=1)))
+    # a blocked key scoring 1e4 above the open ones: a row maximum taken before masking (over the blocked keys
+    # too) underflows every open key of the rows that block it to 0/0
+    q, k, v = _big_scores(rng, (2,), 4, 6, 4, 3, 2, dominant=True)
+    cases.append(("a blocked key scoring 1e4 above the open ones; mask before taking each row maximum",
+                  q, k, v, _make_mask(rng, (4, 6), j_star=2)))
     for name, q, k, v, m in cases:
         out, label = _run(cand, q, k, v, m)
         check_finite(out, label, name)
@@ -289,6 +327,10 @@ def probes(rng):
     q, k, v = _qkv(rng, (), 4, 6, 3, 2)
     q[:, 0], k[:, 0] = np.array([0.0, 1.0, 1e2, 1e4]) * np.sqrt(3.0), 1.0
     yield "attention", (q, k, v), {}
+    # with a mask: every score about -1e4 (a fill of -1e4 leaks), then key 2 scoring 1e4 above the others (an
+    # added -1e4 leaks; a row maximum taken over the blocked keys too underflows the rows that block key 2)
+    for dominant in (False, True):
+        yield "attention", (*_big_scores(rng, (), 4, 6, 4, 3, 2, dominant), _probe_mask(4, 6, 1)), {}
 
 
 def _variant(q, k, v, mask=None, *, divisor=None, fill=-np.inf, invert=False, after=False, axis=-1,
@@ -346,6 +388,32 @@ def _mask_inverted(q, k, v, mask=None):
          "rows that no longer sum to one")
 def _mask_after_softmax(q, k, v, mask=None):
     return _variant(q, k, v, mask, after=True)
+
+
+@mistake("mask-after-exp", "mask the scores with -inf before taking each row's maximum and exp: a maximum taken "
+         "over the blocked keys too can underflow every open key to 0")
+def _mask_after_exp(q, k, v, mask=None):
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    if mask is not None:
+        e = e * ~np.asarray(mask, dtype=bool)
+    return e / e.sum(axis=-1, keepdims=True) @ v
+
+
+@mistake("mask-fill-too-small", "set the blocked scores to -np.inf (or -1e9), not -1e4: next to scores of about "
+         "1e4 a fill of -1e4 leaves the blocked keys with weight")
+def _mask_fill_1e4(q, k, v, mask=None):
+    return _variant(q, k, v, mask, fill=-1e4)
+
+
+@mistake("mask-fill-too-small", "set the blocked scores to -np.inf (or -1e9), not -1e4: next to scores of about "
+         "1e4 a fill of -1e4 leaves the blocked keys with weight")
+def _mask_add_1e4(q, k, v, mask=None):
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores - 1e4 * np.asarray(mask, dtype=np.float64)
+    w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return w / w.sum(axis=-1, keepdims=True) @ v
 
 
 @mistake("mask-boolean-index", "apply the mask with np.where(mask, -np.inf, scores), which broadcasts; "

@@ -75,6 +75,29 @@ def _first(mask):
     return tuple(int(i) for i in np.argwhere(mask)[0])
 
 
+def _check_not_all_nan(w, dims):
+    """Every weight nan at moderate scores: name the likely cause (the mask added as mask * -inf)."""
+    if w.size and np.isnan(w).all():
+        raise Fail(f"causal_attention ({dims}): every weight is nan, even on the allowed keys, at moderate scores: "
+                   "an additive mask built as mask * -inf gives 0 * -inf = nan there; put -inf in with "
+                   "np.where(mask, -np.inf, scores)")
+
+
+def _big_scores(rng, T, d_k):
+    """(name, q, k) cases whose scores are about +-1e4, as in the `stable` check."""
+    big = np.sqrt(1e4 * np.sqrt(d_k))  # q and k of this size give scores of about 1e4
+    u = rng.normal(size=d_k)
+    u /= np.linalg.norm(u)
+    return [
+        # every score of every row is about -1e4
+        ("scores near -1e4", -big * u + rng.normal(scale=0.1, size=(T, d_k)),
+         big * u + rng.normal(scale=0.1, size=(T, d_k))),
+        # scores rise from -1e4 to +1e4 along the keys: each row's largest score lies in its masked future
+        ("later keys scoring far higher", big * u + rng.normal(scale=0.1, size=(T, d_k)),
+         np.linspace(-1.0, 1.0, T)[:, None] * big * u + rng.normal(scale=0.1, size=(T, d_k))),
+    ]
+
+
 # -- the invariants, simplest first --------------------------------------------------------
 
 @invariant("mask", "causal_mask(T) is a bool (T, T) array, True exactly above the diagonal; "
@@ -118,6 +141,7 @@ def mask(cand, ref, rng):
             i, j = _first(bad)
             if i == j:
                 why = (f"the diagonal must not be masked; position {i} always attends to itself")
+                _check_not_all_nan(w, dims)
                 if np.isnan(w[i, j]):
                     why += f" (with the diagonal masked, row {i} has nothing left and its softmax is 0/0)"
             else:
@@ -149,6 +173,8 @@ def sum_to_one(cand, ref, rng):
                         "mask the scores before the softmax")
             elif np.allclose(w.sum(axis=0), 1.0, rtol=0.0, atol=1e-6):
                 hint = "; the columns sum to one instead: the softmax ran over the queries, not over the keys"
+            else:
+                _check_not_all_nan(w, dims)
             raise Fail(f"{exc}{hint}") from None
 
 
@@ -163,7 +189,23 @@ def upper_triangle_zero(cand, ref, rng):
             hint = ""
             if np.allclose(w, _unmasked_weights(q, k), rtol=1e-6, atol=1e-9):
                 hint = "; these are the weights of no mask at all: return the weights after masking"
+            else:
+                _check_not_all_nan(w, dims)
             raise Fail(f"{exc}{hint}") from None
+    # Scores near 1e4: the future must still get exactly 0.0, which a finite fill such as -1e4 (put in place
+    # or added) does not give here. An overflow or 0/0 at these scores is for `stable` to report, not this.
+    T, d_k, d_v = 6, 4, 3
+    for name, q, k in _big_scores(rng, T, d_k):
+        _, w, dims = _attend(cand, q, k, rng.normal(size=(T, d_v)))
+        if not np.isfinite(w).all():
+            continue
+        leak = np.triu(np.ones((T, T), dtype=bool), k=1) & (w != 0.0)
+        if leak.any():
+            i, j = _first(leak)
+            raise Fail(f"causal_attention ({dims}, {name}): weights[{i}, {j}] is {fmt(w[i, j])}, expected exactly "
+                       f"0.0: query {i} must not attend to the later key {j}; is the future filled with a finite "
+                       f"number such as -1e4? Next to scores of about 1e4 it is not small enough: use -np.inf "
+                       f"(or -1e9)")
 
 
 @invariant("prefix", "the outputs of the first t positions do not change when later positions change or are cut off")
@@ -297,6 +339,10 @@ def probes(rng):
     k = rng.normal(size=(T, d_k))
     k[-1] = big * u
     yield "causal_attention", (q, k, rng.normal(size=(T, 3))), {}
+    # every score about -1e4, then scores rising from -1e4 to +1e4 along the keys: a finite fill of -1e4, put in
+    # place or added, leaks into the future here; -inf and -1e9 do not
+    for _, q, k in _big_scores(rng, T, d_k):
+        yield "causal_attention", (q, k, rng.normal(size=(T, 3))), {}
 
 
 @mistake("mask-includes-diagonal", "mask only the positions strictly above the diagonal (np.triu(..., k=1)): "
@@ -383,6 +429,24 @@ def _mask_after_softmax(q, k, v):
          "over the masked future can underflow every allowed key to 0", fn="causal_attention")
 def _mask_after_exp(q, k, v):
     return _variant(q, k, v, max_of="unmasked", mask_after="exp")
+
+
+@mistake("mask-times-inf", "put -inf into the masked scores with np.where(mask, -np.inf, scores): an additive "
+         "mask built as mask * -inf is 0 * -inf = nan on every allowed key", fn="causal_attention")
+def _mask_times_inf(q, k, v):
+    return _variant(q, k, v, fill=-np.inf, additive=True)
+
+
+@mistake("mask-fill-too-small", "fill the future with -np.inf (or -1e9), not -1e4: next to scores of about 1e4 "
+         "a fill of -1e4 leaves the future with weight", fn="causal_attention")
+def _mask_fill_1e4(q, k, v):
+    return _variant(q, k, v, fill=-1e4)
+
+
+@mistake("mask-fill-too-small", "fill the future with -np.inf (or -1e9), not -1e4: next to scores of about 1e4 "
+         "a fill of -1e4 leaves the future with weight", fn="causal_attention")
+def _mask_add_1e4(q, k, v):
+    return _variant(q, k, v, fill=-1e4, additive=True)
 
 
 @mistake("weights-before-mask", "return the weights after masking, the same ones that make out, not the softmax "

@@ -253,12 +253,46 @@ def sum_to_one(cand, ref, rng):
         check_rows_sum_to_one(w, where)
 
 
+def _big_scores(rng, B, T, D, H, rising):
+    """x and W whose scores are about -1e4 everywhere (or rise from -1e4 to +1e4 along the keys), every head.
+
+    Feature 0 of x is a constant c and feature 1 is r_t * c; W_q copies feature 0 into every q feature and W_k
+    copies feature 1 (or -feature 0) into every k feature, so each head's score is about r_j * c^2 * sqrt(d_head).
+    """
+    c = np.sqrt(1e4 / np.sqrt(D // H))
+    r = np.linspace(-1.0, 1.0, T) if rising else np.full(T, -1.0)
+    x = rng.normal(scale=0.1, size=(B, T, D))
+    x[..., 0], x[..., 1] = c, r * c
+    W_q, W_k = (rng.normal(scale=0.01, size=(D, D)) for _ in range(2))
+    W_q[0] += 1.0
+    if rising:
+        W_k[1] += 1.0
+    else:
+        W_k[0] -= 1.0
+    return x, (W_q, W_k, rng.normal(size=(D, D)) / np.sqrt(D), rng.normal(size=(D, D)) / np.sqrt(D))
+
+
 @invariant("upper-triangle-zero", "weights are exactly 0.0 above the diagonal, and the diagonal is never masked")
 def upper_triangle_zero(cand, ref, rng):
     for B, T, D, H in CASES:
         x, Ws = _problem(rng, B, T, D)
         _, w, where = _mha(cand, x, Ws, H)
         check_causal_zeros(w, where)
+    # Scores near 1e4: the future must still get exactly 0.0, which a finite fill such as -1e4 (put in place or
+    # added) does not give here. An overflow or 0/0 at these scores is for matches-reference to report.
+    for (B, T, D, H), name, rising in (((2, 6, 8, 2), "scores near -1e4", False),
+                                       ((2, 6, 8, 2), "later keys scoring far higher", True)):
+        x, Ws = _big_scores(rng, B, T, D, H, rising)
+        _, w, where = _mha(cand, x, Ws, H)
+        if not np.isfinite(w).all():
+            continue
+        leak = np.triu(np.ones((T, T), dtype=bool), k=1) & (w != 0.0)
+        if leak.any():
+            idx = tuple(int(i) for i in np.argwhere(leak)[0])
+            raise Fail(f"{where}, {name}: weights[{_idx(idx)}] is {fmt(w[idx])}, expected exactly 0.0: query "
+                       f"{idx[2]} must not attend to the later key {idx[3]}; is the future filled with a finite "
+                       f"number such as -1e4? Next to scores of about 1e4 it is not small enough: use -np.inf "
+                       f"(or -1e9)")
 
 
 @invariant("prefix", "outputs at the first t positions do not change when later positions change or are cut off")
@@ -413,6 +447,9 @@ def probes(rng):
     yield "causal_mha", (x, *Ws, 2), {}
     x, Ws = _problem(rng, 2, 7, 16, scale=100.0)
     yield "causal_mha", (x, *Ws, 4), {}
+    # scores near -1e4 in every head: a finite fill of -1e4 leaks into the future here
+    x, Ws = _big_scores(rng, 2, 6, 8, 2, rising=False)
+    yield "causal_mha", (x, *Ws, 2), {}
 
 
 def _variant(x, W_q, W_k, W_v, W_o, n_heads, *, divide_by=None, first_masked=1, fill=-np.inf, axis=-1,
@@ -459,6 +496,11 @@ def _scale_by_d_model(x, W_q, W_k, W_v, W_o, n_heads):
     return _variant(x, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: np.sqrt(D))
 
 
+@mistake("scale-by-d-head", "divide the scores by sqrt(d_head), not by d_head itself", fn="causal_mha")
+def _scale_by_d_head(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: float(dh))
+
+
 @mistake("no-scale", "divide the scores by sqrt(d_head) before the softmax", fn="causal_mha")
 def _no_scale(x, W_q, W_k, W_v, W_o, n_heads):
     return _variant(x, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: 1.0)
@@ -498,6 +540,24 @@ def _mask_after_softmax(x, W_q, W_k, W_v, W_o, n_heads):
          "overflow", fn="causal_mha")
 def _no_max_subtraction(x, W_q, W_k, W_v, W_o, n_heads):
     return _variant(x, W_q, W_k, W_v, W_o, n_heads, subtract_max=False)
+
+
+@mistake("global-max", "subtract each row's own maximum (axis=-1, keepdims=True), not one maximum of all the "
+         "scores: a row far below it underflows to 0/0", fn="causal_mha")
+def _global_max(x, W_q, W_k, W_v, W_o, n_heads):
+    B, T, D = x.shape
+    q, k, v = ((x @ W).reshape(B, T, n_heads, D // n_heads).transpose(0, 2, 1, 3) for W in (W_q, W_k, W_v))
+    s = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf,
+                 q @ np.swapaxes(k, -1, -2) / np.sqrt(D // n_heads))
+    e = np.exp(s - s.max())
+    w = e / e.sum(axis=-1, keepdims=True)
+    return (w @ v).transpose(0, 2, 1, 3).reshape(B, T, D) @ W_o, w
+
+
+@mistake("mask-fill-too-small", "fill the future with -np.inf (or -1e9), not -1e4: next to scores of about 1e4 "
+         "a fill of -1e4 leaves the future with weight", fn="causal_mha")
+def _mask_fill_1e4(x, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x, W_q, W_k, W_v, W_o, n_heads, fill=-1e4)
 
 
 @mistake("batch-mixed-by-reshape", "after flattening to (B*T, d_model), reshape back as (B, T, ...), not "

@@ -60,6 +60,11 @@ def matches_reference(cand, ref, rng):
             z = rng.normal(scale=scale, size=s)
             out, label = _run(cand, z)
             check_close(out, ref.softmax(z), label)
+    # Scores of a few hundred: float64 keeps ~13 digits of each probability, float32 arithmetic only ~5.
+    for s in ((4, 6), (2, 3, 5)):
+        z = 300.0 + rng.normal(scale=3.0, size=s)
+        out, label = _run(cand, z)
+        check_close(out, ref.softmax(z), label, context="scores near 300: is the arithmetic done in float64?")
 
 
 @invariant("stable", "no overflow at magnitudes near 1e4, on rows at very different scales, or in float32")
@@ -70,6 +75,9 @@ def stable(cand, ref, rng):
         "rows at very different scales": np.stack([
             rng.normal(scale=1e-3, size=6), 1e4 + rng.normal(size=6), -1e3 + rng.normal(size=6)]),
         "one dominant entry": np.array([[1e4, 0.0, -1e4, 5.0]]),
+        # the largest entry away from the front: a shift by any entry but the maximum overflows here
+        "a dominant entry last": np.array([[0.0, 5.0, -1e4, 1e4], [-3.0, 2.0, 40.0, 800.0]]),
+        "a slice rising from -1e4 to +1e4": np.linspace(-1e4, 1e4, 7)[None, :] + rng.normal(size=(2, 7)),
     }
     for name, z in cases.items():
         out, label = _run(cand, z)
@@ -84,10 +92,12 @@ def stable(cand, ref, rng):
 
 @invariant("masked-entries", "-inf entries give exactly 0.0 and the rest still sum to one")
 def masked_entries(cand, ref, rng):
-    for s, offset in (((4, 6), 0.0), ((2, 3, 5), 0.0), ((3, 6), 1e4)):
+    # Offsets near -1e4 too: -inf must become exactly 0 there, which a finite stand-in like -1e4 does not.
+    for s, offset in (((4, 6), 0.0), ((2, 3, 5), 0.0), ((3, 6), 1e4), ((3, 6), -1e4)):
         z = rng.normal(size=s) + offset
         blocked = rng.random(s) < 0.4
-        blocked[..., 0] = False  # never a whole slice
+        keep = rng.integers(0, s[-1], size=s[:-1])  # one open entry per slice, not always the first
+        np.put_along_axis(blocked, keep[..., None], False, axis=-1)
         z[blocked] = -np.inf
         out, label = _run(cand, z)
         label += " with -inf entries"

@@ -1,0 +1,10 @@
+# attnprep: softmax
+# expect: fail shape axis
+# mistake: broadcasts the row max and sum back with [:, None], which only works for 2-D input and the last axis
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    z = np.asarray(z, dtype=np.float64)
+    e = np.exp(z - z.max(axis=axis)[:, None])
+    return e / e.sum(axis=axis)[:, None]
