@@ -17,6 +17,9 @@ from attnprep.grading import (
 
 FUNCTIONS = ("transformer_block",)
 
+# What `stable` says when the output is finite but wrong.
+NOTE = "no overflow or 0/0 here, the values themselves are off: look at the other failed checks first"
+
 KEYS = ("attn_norm", "W_q", "W_k", "W_v", "W_o", "ffn_norm", "W_gate", "W_up", "W_down")
 EPS = 1e-6
 
@@ -39,11 +42,15 @@ def _params(rng, d_model, d_ff, attn_scale=1.0):
     }
 
 
-def _run(cand, x, params, n_heads, setting=""):
+def _run(cand, x, params, n_heads, setting="", finite=True):
     d_ff = params["W_up"].shape[1]
     label = f"transformer_block(x of shape {shape_of(x)}, n_heads={n_heads}, d_ff={d_ff}{setting})"
     out = as_float(cand.transformer_block(x, params, n_heads), label)
     check_shape(out, x.shape, label)
+    if finite:
+        # Inputs and weights are moderate here (see `stable` for large ones): a nan is a 0/0 somewhere.
+        check_finite(out, label, "at moderate inputs; is a whole row of attention scores masked? The diagonal must "
+                                 "stay unmasked (position 0 attends to itself)")
     return out, label
 
 
@@ -55,7 +62,7 @@ def _softmax(z):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _mha(x, p, n_heads, divisor=None, causal=True):
+def _mha(x, p, n_heads, divisor=None, causal=True, subtract="row"):
     B, T, d_model = x.shape
     d_head = d_model // n_heads
 
@@ -64,9 +71,15 @@ def _mha(x, p, n_heads, divisor=None, causal=True):
 
     q, k, v = split(x @ p["W_q"]), split(x @ p["W_k"]), split(x @ p["W_v"])
     scores = q @ k.swapaxes(-1, -2) / (np.sqrt(d_head) if divisor is None else divisor)
+    before_mask = scores.max(axis=-1, keepdims=True)
     if causal:
         scores = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, scores)
-    return (_softmax(scores) @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model) @ p["W_o"]
+    if subtract == "row":
+        weights = _softmax(scores)
+    else:  # the numerical shortcuts: no max, one max for everything, a max taken before the mask
+        e = np.exp(scores - {"none": 0.0, "global": scores.max(), "before-mask": before_mask}[subtract])
+        weights = e / e.sum(axis=-1, keepdims=True)
+    return (weights @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model) @ p["W_o"]
 
 
 def _rms(x, w, eps=EPS):
@@ -81,6 +94,8 @@ NORM_VARIANTS = {
     "the square root is missing": lambda x, w: x / (np.mean(x * x, -1, keepdims=True) + EPS) * w,
     "the mean of x**2 ran over the whole array, not over the last axis of each position":
         lambda x, w: x / np.sqrt(np.mean(x * x) + EPS) * w,
+    "the mean of x**2 ran over the positions (axis=1), not over the features (axis=-1)":
+        lambda x, w: x / np.sqrt(np.mean(x * x, axis=1, keepdims=True) + EPS) * w,
     "the mean was subtracted first (LayerNorm, not RMSNorm)":
         lambda x, w: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + EPS) * w,
 }
@@ -165,6 +180,24 @@ def norm(cand, ref, rng):
                 idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(got - want)), want.shape))
                 raise Fail(f"{label} with |x| ~ {fmt(scale)}: here the block returns x + rms_norm(x, attn_norm), "
                            f"but out - x at entry {list(idx)} is {fmt(got[idx])}, expected {fmt(want[idx])}{guess}")
+    # Attention off: out - x is the feed-forward of rms_norm(x, ffn_norm), with its own weight, not attn_norm's.
+    for B, T, d_model, n_heads, d_ff in CONFIGS[:2]:
+        x = rng.normal(size=(B, T, d_model))
+        p = _params(rng, d_model, d_ff)
+        p["W_o"] = np.zeros_like(p["W_o"])
+        p["attn_norm"], p["ffn_norm"] = rng.uniform(0.2, 0.6, size=d_model), rng.uniform(1.5, 3.0, size=d_model)
+        out, label = _run(cand, x, p, n_heads, ", W_o = 0")
+        got, want = out - x, _ffn(_rms(x, p["ffn_norm"]), p)
+        if not np.allclose(got, want, rtol=1e-6, atol=1e-9):
+            guess = ""
+            if np.allclose(got, _ffn(_rms(x, p["attn_norm"]), p), rtol=1e-6, atol=1e-9):
+                guess = "; it looks like the feed-forward's norm used attn_norm: the second norm has its own ffn_norm"
+            elif np.allclose(got, _ffn(_rms(x, 1.0), p), rtol=1e-6, atol=1e-9):
+                guess = "; it looks like the feed-forward's norm weight ffn_norm was not applied"
+            if guess:
+                idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(got - want)), want.shape))
+                raise Fail(f"{label}: with attention off, out - x is swiglu(rms_norm(x, ffn_norm), ...), but entry "
+                           f"{list(idx)} is {fmt(got[idx])}, expected {fmt(want[idx])}{guess}")
     for B, T, d_model, n_heads, d_ff in CONFIGS[:3]:
         x = rng.normal(size=(B, T, d_model))
         p = _params(rng, d_model, d_ff)
@@ -249,6 +282,67 @@ def prefix(cand, ref, rng):
                         context=f"after changing only positions {t}..{T - 1}: the future leaked into the past")
 
 
+def _stable_cases(rng):
+    """(name, x, params, n_heads, advice, attention variants to compare): large scores in four shapes."""
+    B, T, d_model, n_heads, d_ff = 2, 5, 8, 2, 12
+    d_head = d_model // n_heads
+    row_max = "subtract each row's maximum (axis=-1, keepdims=True) before np.exp"
+    # Attention scores of about 1e4 in magnitude: the normalised x has RMS 1, so W_q and W_k carry the size.
+    p = _params(rng, d_model, d_ff, attn_scale=100.0)
+    p["attn_norm"], p["ffn_norm"] = np.ones(d_model), np.ones(d_model)
+    yield ("attention scores of about 1e4", rng.normal(size=(B, T, d_model)), p, n_heads, row_max, True)
+    # Rank-one W_q, W_k along a direction u: sequence 0 (along u) scores about 1e4, sequence 1 (across u) about 1.
+    u = rng.normal(size=d_model)
+    u /= np.linalg.norm(u)
+    c = np.sqrt(1e4 / (np.sqrt(d_head) * d_model))
+    p = _params(rng, d_model, d_ff)
+    p["attn_norm"], p["ffn_norm"] = np.ones(d_model), np.ones(d_model)
+    p["W_q"] = c * np.outer(u, np.ones(d_model)) + p["W_q"]
+    p["W_k"] = c * np.outer(u, np.ones(d_model)) + p["W_k"]
+    along = (1.0 + 0.1 * rng.normal(size=(T, 1))) * u + rng.normal(scale=0.01, size=(T, d_model))
+    across = rng.normal(size=(T, d_model))
+    across -= np.outer(across @ u, u)
+    yield ("sequence 0 with attention scores of about 1e4 and sequence 1 with scores of about 1 in one batch",
+           np.stack([along, across]), p, n_heads,
+           "subtract each row's own maximum (axis=-1, keepdims=True), not one maximum of the whole array", True)
+    # Same W_q, W_k; x turns towards u along the sequence, so each row's largest score is in its masked future.
+    w = rng.normal(size=d_model)
+    w -= (w @ u) * u
+    w /= np.linalg.norm(w)
+    theta = np.linspace(1.2, 0.0, T)[:, None]
+    turning = np.cos(theta) * u + np.sin(theta) * w
+    yield ("scores that grow along the keys, so each row's largest score is in its masked future",
+           turning[None] + rng.normal(scale=0.01, size=(1, T, d_model)), p, n_heads,
+           "mask the future first, then subtract the maximum of the scores each row may see", True)
+    # Gate pre-activations of about +-1e3: silu(a) = a * sigmoid(a) must not compute exp(a) for large a.
+    p = _params(rng, d_model, d_ff)
+    p["W_gate"] = p["W_gate"] * 1e3
+    yield ("feed-forward gate pre-activations (h @ W_gate) of about +-1e3", rng.normal(size=(B, T, d_model)), p,
+           n_heads, "write silu(a) as a / (1 + exp(-a)), or build the sigmoid from exp(-|a|): exp(a) overflows for "
+                    "a > 709 and inf / inf is nan", False)
+
+
+@invariant("stable", "attention scores near 1e4, sequences at very different score scales, large future scores, "
+                     "gate pre-activations near +-1e3: no overflow, no 0/0")
+def stable(cand, ref, rng):
+    shortcuts = {"none": "there is no max subtraction before np.exp",
+                 "global": "one maximum of the whole score array was subtracted, not each row's own",
+                 "before-mask": "the maximum was taken before the future was masked"}
+    runs = [(case, _run(cand, case[1], case[2], case[3], finite=False)) for case in _stable_cases(rng)]
+    seen = ""
+    with np.errstate(all="ignore"):  # a shortcut is named only if it explains every attention case
+        for key, what in shortcuts.items():
+            if all(np.allclose(out, _block(x, p, n, attn=lambda a, p=p, n=n, key=key: _mha(a, p, n, subtract=key)),
+                               rtol=1e-6, atol=1e-9, equal_nan=True)
+                   for (_, x, p, n, _, attn), (out, _) in runs if attn):
+                seen = f"; it looks like {what}"
+                break
+    for (name, x, p, n_heads, advice, attn), (out, label) in runs:
+        context = f"{name}{seen if attn else ''}; {advice}"
+        check_finite(out, label, context)
+        check_close(out, ref.transformer_block(x, p, n_heads), label, context=f"{name}; {NOTE}")
+
+
 @invariant("batch-independent", "each sequence of the batch gives the same output as on its own")
 def batch_independent(cand, ref, rng):
     for B, T, d_model, n_heads, d_ff in ((3, 4, 8, 2, 12), (2, 5, 12, 3, 6)):
@@ -299,6 +393,9 @@ def probes(rng):
     yield "transformer_block", (x, _params(rng, 12, 6, attn_scale=1.5), 3), {}
     # Integer x: adding a branch into it in place (x += ...) cannot store the float result.
     yield "transformer_block", (rng.integers(-3, 4, size=(1, 3, 6)), _params(rng, 6, 10), 3), {}
+    # Large attention scores and large gate pre-activations, for the numerical slips.
+    for _, x, p, n_heads, _, _ in _stable_cases(rng):
+        yield "transformer_block", (x, p, n_heads), {}
 
 
 def _rms_norm(x, w, *, stat=None, weighted=True):
@@ -428,3 +525,30 @@ def _residual_in_place(x, params, n_heads):
     x += _mha(_rms_norm(x, params["attn_norm"]), params, n_heads)
     x += _ffn(_rms_norm(x, params["ffn_norm"]), params)
     return x
+
+
+@mistake("no-max-subtraction", "subtract each row's maximum from the attention scores before np.exp: scores past "
+                               "about 709 overflow")
+def _no_max_subtraction(x, params, n_heads):
+    return _block(x, params, n_heads, attn=lambda a: _mha(a, params, n_heads, subtract="none"))
+
+
+@mistake("global-max", "subtract the maximum of each query's own scores (axis=-1, keepdims=True), not one maximum of "
+                       "the whole score array")
+def _global_max(x, params, n_heads):
+    return _block(x, params, n_heads, attn=lambda a: _mha(a, params, n_heads, subtract="global"))
+
+
+@mistake("max-before-mask", "mask the future first, then subtract the maximum of the scores each row may see; a "
+                            "maximum taken before the mask can come from the future")
+def _max_before_mask(x, params, n_heads):
+    return _block(x, params, n_heads, attn=lambda a: _mha(a, params, n_heads, subtract="before-mask"))
+
+
+@mistake("silu-overflow", "write silu(a) as a / (1 + exp(-a)) (or build the sigmoid from exp(-|a|)): a * exp(a) / "
+                          "(1 + exp(a)) is inf / inf = nan once a passes about 709")
+def _silu_overflow(x, params, n_heads):
+    def act(a):
+        e = np.exp(a)
+        return a * e / (1.0 + e)
+    return _block(x, params, n_heads, ffn=lambda h: _ffn(h, params, act))

@@ -18,6 +18,9 @@ from attnprep.grading import (
 
 FUNCTIONS = ("decode_step",)
 
+# What `stable` says when the output is finite but wrong.
+NOTE = "no overflow or 0/0 here, the values themselves are off: look at the other failed checks first"
+
 # (B, d_model, n_heads, t): d_head, t and n_heads differ from one another wherever
 # possible, so a cache laid out on the wrong axes cannot have the right shape by accident.
 CONFIGS = [(2, 12, 3, 5), (1, 8, 2, 3), (3, 6, 6, 2), (2, 10, 1, 4), (1, 20, 4, 7)]
@@ -176,7 +179,7 @@ def batch_independent(cand, ref, rng):
         d_head = d_model // n_heads
         W = _weights(rng, d_model)
         # Sequences at very different scales: their scores differ by orders of magnitude.
-        scales = np.array([1.0, 30.0, 0.05])[:B]
+        scales = np.array([1.0, 100.0, 0.05])[:B]
         x_t = rng.normal(size=(B, d_model)) * scales[:, None]
         K0, V0 = _random_cache(rng, B, n_heads, t, d_head)
         K0, V0 = K0 * scales[:, None, None, None], V0 * scales[:, None, None, None]
@@ -188,6 +191,50 @@ def batch_independent(cand, ref, rng):
             check_close(y[b:b + 1], y1, f"y_t of sequence {b} in the batch", context=context)
             check_close(K[b:b + 1], K1, f"the returned K of sequence {b} in the batch", context=context)
             check_close(V[b:b + 1], V1, f"the returned V of sequence {b} in the batch", context=context)
+
+
+def _aimed(rng, B, n_heads, d_head, t, level, spread=30.0):
+    """x_t, weights and a cache whose scores are about `level` (+-spread), the new token's own score included.
+
+    The query of head h is a chosen vector q*[b, h] of squared norm |level| * sqrt(d_head): W_q solves
+    x_t @ W_q = q* exactly, W_k = sign(level) * W_q makes the new key +-q*, and the cached keys are
+    +-q* times (1 + a small offset), so every score is `level` give or take `spread`.
+    """
+    d_model = n_heads * d_head
+    x_t = rng.normal(size=(B, d_model))
+    q = rng.normal(size=(B, n_heads, d_head))
+    q *= np.sqrt(abs(level) * np.sqrt(d_head)) / np.linalg.norm(q, axis=-1, keepdims=True)
+    W_q = np.linalg.pinv(x_t) @ q.reshape(B, d_model)
+    sign = np.sign(level)
+    W_k = sign * W_q
+    offsets = rng.uniform(-spread, spread, size=(B, n_heads, t)) / abs(level)
+    K = sign * q[:, :, None, :] * (1.0 + offsets[..., None])
+    V = rng.normal(size=(B, n_heads, t, d_head))
+    W_v = rng.normal(scale=1 / np.sqrt(d_model), size=(d_model, d_model))
+    W_o = rng.normal(scale=1 / np.sqrt(d_model), size=(d_model, d_model))
+    return x_t, (K, V), (W_q, W_k, W_v, W_o)
+
+
+@invariant("stable", "scores near +1e4 or -1e4, and sequences at very different scales in one batch: no overflow, "
+                     "no 0/0")
+def stable(cand, ref, rng):
+    B, n_heads, d_head, t = 2, 3, 4, 5
+    row_max = "subtract each query row's maximum score (axis=-1, keepdims=True) before np.exp"
+    cases = [("every score near +1e4: exp overflows; " + row_max, *_aimed(rng, B, n_heads, d_head, t, 1e4)),
+             ("every score, the new token's own included, near -1e4: exp underflows to 0/0; " + row_max,
+              *_aimed(rng, B, n_heads, d_head, t, -1e4))]
+    # Sequence 0 scores near 1e4, sequence 1 near 1: one maximum for the whole batch underflows sequence 1.
+    x_a, (K_a, V_a), W = _aimed(rng, 1, n_heads, d_head, t, 1e4)
+    x_b = rng.normal(scale=1e-3, size=x_a.shape)
+    K_b, V_b = _random_cache(rng, 1, n_heads, t, d_head, scale=1e-3)
+    cases.append(("sequence 0 with scores near 1e4 and sequence 1 with scores near 0 in one batch: subtract each "
+                  "query row's own maximum (axis=-1, keepdims=True), not one maximum of the whole batch",
+                  np.concatenate([x_a, x_b]), (np.concatenate([K_a, K_b]), np.concatenate([V_a, V_b])), W))
+    for name, x_t, cache, W in cases:
+        y, K, V, label = _step(cand, x_t, cache, W, n_heads)
+        y_ref, _ = ref.decode_step(x_t, cache, *W, n_heads)
+        check_finite(y, f"y_t of {label}", name)
+        check_close(y, y_ref, f"y_t of {label}", context=f"{name.split(':')[0]}; {NOTE}")
 
 
 @invariant("matches-reference", "y_t and the new cache match a reference to rtol 1e-6")
@@ -249,7 +296,7 @@ def probes(rng):
 
 
 def _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, *, divide_by=None, heads=None, append=None, start=None,
-             keys=None, mask=None, subtract=None):
+             keys=None, mask=None, subtract=None, norm_axis=-1):
     """decode_step with one known mistake switched on (never writing into the caller's cache)."""
     B, d_model = x_t.shape
     d_head = d_model // n_heads
@@ -268,7 +315,7 @@ def _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, *, divide_by=None, heads=N
     if mask is not None:
         s = np.where(mask(s.shape[-1]), -np.inf, s)
     e = np.exp(s - (s.max(axis=-1, keepdims=True) if subtract is None else subtract(s)))
-    w = e / e.sum(axis=-1, keepdims=True)
+    w = e / e.sum(axis=norm_axis, keepdims=True)
     out = (w @ V)[:, :, 0, :]  # (B, n_heads, d_head)
     if heads is not None:  # merged back the way it was split: (B, d_head, n_heads)
         out = out.transpose(0, 2, 1)
@@ -372,6 +419,12 @@ def _cache_prescaled(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
     d_head = x_t.shape[1] // n_heads
     y, (K, V) = _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads)
     return y, (K / np.sqrt(d_head), V)
+
+
+@mistake("softmax-wrong-axis", "normalise the weights over the keys (axis=-1), not over the single query row "
+                               "(axis=-2), which makes every weight 1")
+def _softmax_wrong_axis(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, norm_axis=-2)
 
 
 @mistake("weights-scaled-in-place", "leave the weight matrices as passed: W_q /= ... writes into the caller's array, "

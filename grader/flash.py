@@ -130,6 +130,19 @@ def causal(cand, ref, rng):
     for T, d, d_v, bs in ((20, 4, 3, 6), (17, 5, 2, 4), (8, 3, 4, 8), (1, 2, 3, 4), (12, 4, 5, 1)):
         q, k, v = _inputs(rng, T, d, d_v)
         out, label = _run(cand, q, k, v, bs, causal=True)
+        empty = np.flatnonzero(~np.isfinite(out).all(axis=1))
+        if len(empty):
+            i = int(empty[0])
+            raise Fail(f"{label}: row {i} is {np.round(out[i], 4).tolist()}, a 0/0: query {i} attended to no key at "
+                       f"all. Query i attends to keys 0..i, itself included: mask j > i (not j >= i), and visit "
+                       f"the key tile that holds key i (for the tile of queries {i // bs * bs}..., the key tile "
+                       f"starting at {i // bs * bs})")
+        # A mask that also covers the diagonal, filled with a finite -1e9: row 0 then spreads over every key.
+        diag = np.where(np.triu(np.ones((T, T), dtype=bool)), -1e9, q @ k.T / np.sqrt(d))
+        diag = np.exp(diag - diag.max(axis=1, keepdims=True))
+        if T > 1 and _close(out, (diag / diag.sum(axis=1, keepdims=True)) @ v):
+            raise Fail(f"{label}: the mask also covers the diagonal (j >= i), so query 0 has no key left and "
+                       "spreads over the whole sequence; query i attends to keys 0..i, itself included: mask j > i")
         # The future may not matter: change every key and value from position t on.
         t = T // 2
         if t:
@@ -150,6 +163,23 @@ def causal(cand, ref, rng):
             if not _close(plain, _dense(q, k, v)):
                 ctx += "; causal=False is wrong too, so look beyond the mask"
             check_close(out, want, label, context=ctx)
+
+
+@invariant("scale", "scores are q k^T / sqrt(d), d the width of q and k (not d_v, not d, not unscaled)")
+def scale(cand, ref, rng):
+    for T, d, d_v, bs in ((9, 4, 9, 4), (7, 9, 2, 3)):
+        q, k, v = _inputs(rng, T, d, d_v, scale=1.5)
+        out, label = _run(cand, q, k, v, bs)
+        want = _dense(q, k, v)
+        if _close(out, want):
+            continue
+        variants = {"nothing (no scaling)": 1.0, f"d = {d}, not sqrt(d)": float(d),
+                    f"sqrt(d_v) = sqrt({d_v}), the width of v": np.sqrt(d_v), f"d_v = {d_v}": float(d_v)}
+        for name, div in variants.items():
+            if _close(out, _dense(q * np.sqrt(d) / div, k, v)):
+                raise Fail(f"{label}: the scores were divided by {name}; divide q k^T by sqrt(d) = sqrt({d}), d "
+                           "the width of q and k")
+        check_close(out, want, label, context=f"scores q k^T / sqrt(d), d = {d}")
 
 
 @invariant("constant-values", "every output row is a weighted average: constant value rows come back unchanged")
@@ -181,8 +211,20 @@ def _stable_case(rng, T, d, order, sign):
     k = rng.normal(scale=0.1, size=(T, d))
     k[:, 0] = 100.0 + c
     q = rng.normal(scale=0.1, size=(T, d))
-    q[:, 0] = sign * np.sqrt(d) * 100.0 * (1.0 + 0.01 * rng.normal(size=T))
+    q[:, 0] = np.asarray(sign) * np.sqrt(d) * 100.0 * (1.0 + 0.01 * rng.normal(size=T))
     return q, k
+
+
+def _looks_like(out, q, k, v, block_size, causal):
+    """'; it looks like ...' when the output matches one of the known numerical shortcuts, else ''."""
+    with np.errstate(all="ignore"):
+        for variant in (_no_max, _tile_max, _tile_global_max, _max_before_mask, _max_zero, _max_frozen,
+                        _no_rescale, _inverted, _acc_only):
+            wrong = variant(q, k, v, block_size, causal)
+            if np.allclose(out, wrong, rtol=1e-6, atol=1e-9, equal_nan=True) and not _close(wrong, _dense(
+                    q, k, v, causal)):
+                return f". It looks like a known slip: {variant.mistake_message}"
+    return ""
 
 
 @invariant("stable", "scores near +-1e4 whose maximum moves from block to block: no overflow, no 0/0")
@@ -199,6 +241,7 @@ def stable(cand, ref, rng):
         out, label = _run(cand, q, k, v, bs, causal_)
         ctx = (f"scores {'+' if sign > 0 else '-'}1e4 give or take 3,000; {what}. The running max starts at -inf, "
                "is updated with every block, and the old sums are rescaled by exp(m_old - m_new)")
+        ctx += _looks_like(out, q, k, v, bs, causal_)
         check_finite(out, label, ctx)
         check_close(out, _dense(q, k, v, causal_), label, context=ctx)
     # Scores near 1e4 with a small spread: nothing special, but nothing may overflow.
@@ -229,17 +272,24 @@ def input_unchanged(cand, ref, rng):
                 check_unchanged(before, now, f"{name} of shape {shape_of(before)}")
 
 
-@invariant("memory", f"one call at T={MEM_T} allocates far less than one T x T float64 matrix (128 MiB)")
+@invariant("memory", f"a call at T={MEM_T} (and a causal one at T={MEM_T // 2}) allocates far less than one T x T "
+                     "float64 matrix")
 def memory(cand, ref, rng):
     q, k, v = _inputs(rng, MEM_T, MEM_D, MEM_DV)
-    label = _label(q, v, MEM_BLOCK, False)
-    result, peak = cand.call_traced("flash_attention", q, k, v, block_size=MEM_BLOCK, causal=False)
-    if peak > MEM_LIMIT:
-        raise Fail(f"{label} allocated up to {peak / MIB:.1f} MiB at once; one T x T float64 matrix is "
-                   f"{MEM_T * MEM_T * 8 / MIB:.0f} MiB and a tiled solution needs a few MiB (limit "
-                   f"{MEM_LIMIT / MIB:.0f} MiB): keep only one (block_size x block_size) tile of scores at a time")
-    # The values are judged by the other checks; here only that a real result came back.
-    check_shape(as_float(result, label), (MEM_T, MEM_DV), label)
+    # A causal call may not build a T x T mask either; at T/2 a float64 one is still twice the limit.
+    for T, causal_ in ((MEM_T, False), (MEM_T // 2, True)):
+        q, k, v = q[:T], k[:T], v[:T]
+        label = _label(q, v, MEM_BLOCK, causal_)
+        result, peak = cand.call_traced("flash_attention", q, k, v, block_size=MEM_BLOCK, causal=causal_)
+        if peak > MEM_LIMIT:
+            mask = (" (a T x T causal mask is as large: build each tile's mask from its global positions)"
+                    if causal_ else "")
+            raise Fail(f"{label} allocated up to {peak / MIB:.1f} MiB at once; one T x T float64 matrix is "
+                       f"{T * T * 8 / MIB:.0f} MiB and a tiled solution needs a few MiB (limit "
+                       f"{MEM_LIMIT / MIB:.0f} MiB): keep only one (block_size x block_size) tile of scores at a "
+                       f"time{mask}")
+        # The values are judged by the other checks; here only that a real result came back.
+        check_shape(as_float(result, label), (T, MEM_DV), label)
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------
@@ -252,6 +302,9 @@ def probes(rng):
     for order, sign in (("increasing", 1.0), ("shuffled", -1.0)):
         q, k = _stable_case(rng, 24, 4, order, sign)
         yield "flash_attention", (q, k, rng.normal(size=(24, 3))), {"block_size": 8, "causal": False}
+    # Rows near +1e4 and rows near -1e4 together: tells "no max at all" from "a max that starts at 0".
+    q, k = _stable_case(rng, 24, 4, "shuffled", np.where(np.arange(24) % 2, 1.0, -1.0))
+    yield "flash_attention", (q, k, rng.normal(size=(24, 3))), {"block_size": 8, "causal": True}
     # Scores a_i * j: the max of row i grows by 8 a_i per key tile, harmless for small a_i, overflowing for large.
     q, k = np.zeros((16, 4)), np.zeros((16, 4))
     q[:, 0] = 2.0 * np.geomspace(1.0, 200.0, 16)
@@ -260,7 +313,7 @@ def probes(rng):
 
 
 def _tiled(q, k, v, block_size=64, causal=False, *, drop_tail=False, rescale="both", divide=True, m0=-np.inf,
-           local_mask=False, scaled=True, freeze_max=False):
+           local_mask=False, scaled=True, freeze_max=False, tile_max=None, max_before_mask=False, global_max=False):
     """The tiled forward pass with one known mistake switched on."""
     T, d = q.shape
     out = np.zeros((T, v.shape[1]))
@@ -274,14 +327,24 @@ def _tiled(q, k, v, block_size=64, causal=False, *, drop_tail=False, rescale="bo
         for ks in range(0, stop, block_size):
             ke = min(ks + block_size, stop)
             s = q[qs:qe] @ k[ks:ke].T * scale
+            unmasked_max = s.max(axis=1)
             if causal:
                 if local_mask:
                     blocked = np.triu(np.ones((qe - qs, ke - ks), dtype=bool), 1)
                 else:
                     blocked = np.arange(ks, ke)[None, :] > np.arange(qs, qe)[:, None]
                 s = np.where(blocked, -np.inf, s)
+            if tile_max is not None:  # no running max: each tile against its own maximum (or none at all)
+                shift = 0.0 if tile_max == "none" else s.max(axis=1, keepdims=True)
+                p = np.exp(s - shift)
+                l, acc = l + p.sum(axis=1), acc + p @ v[ks:ke]
+                continue
             if freeze_max:
                 m_new = s.max(axis=1) if ks == 0 else m
+            elif max_before_mask:
+                m_new = np.maximum(m, unmasked_max)
+            elif global_max:
+                m_new = np.maximum(m, s.max())
             else:
                 m_new = np.maximum(m, s.max(axis=1))
             if rescale == "inverted":
@@ -347,3 +410,27 @@ def _local_mask(q, k, v, block_size=64, causal=False):
 @mistake("no-scale", "divide the scores by sqrt(d) before the softmax")
 def _unscaled(q, k, v, block_size=64, causal=False):
     return _tiled(q, k, v, block_size, causal, scaled=False)
+
+
+@mistake("no-max-subtraction", "keep a running maximum m of each row's scores and compute exp(score - m): exp of a "
+                               "raw score past about 709 overflows")
+def _no_max(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, tile_max="none")
+
+
+@mistake("flash-tile-max", "a tile's own maximum is not enough: keep a running max over all tiles so far and rescale "
+                           "the older sums by exp(m_old - m_new); sums taken against different maxima cannot be added")
+def _tile_max(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, tile_max="row")
+
+
+@mistake("global-max", "keep one running maximum per query row (s.max(axis=1)), not one for the whole tile: rows "
+                       "far below it underflow to 0/0")
+def _tile_global_max(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, global_max=True)
+
+
+@mistake("max-before-mask", "mask the future before taking the row maximum: a maximum over masked keys can sit "
+                            "thousands above every visible score and send their exp to 0")
+def _max_before_mask(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, max_before_mask=True)

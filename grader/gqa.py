@@ -6,6 +6,7 @@ from attnprep.grading import (
     Fail,
     as_float,
     check_close,
+    check_finite,
     check_shape,
     check_unchanged,
     expect_raises,
@@ -16,6 +17,9 @@ from attnprep.grading import (
 )
 
 FUNCTIONS = ("gqa_attention",)
+
+# What `stable` says when the output is finite but wrong.
+NOTE = "no overflow or 0/0 here, the values themselves are off: look at the other failed checks first"
 
 # (B, T, d_model, n_heads, n_kv_heads, hd): hd is never d_model // n_heads, T != d_model,
 # batch 1 and length 1 included.
@@ -34,7 +38,7 @@ def _inputs(rng, B, T, d_model, H, H_kv, hd, scale=1.0):
 
 
 def _attend(x, W_q, W_k, W_v, W_o, H, H_kv, kv_of=None, scale=None, causal=True, split_transpose=True,
-            merge_transpose=True):
+            merge_transpose=True, subtract="row"):
     """Causal attention where query head h reads KV head kv_of[h]: the checks' own model, to build variants."""
     B, T, _ = x.shape
     hd = W_q.shape[1] // H
@@ -48,9 +52,12 @@ def _attend(x, W_q, W_k, W_v, W_o, H, H_kv, kv_of=None, scale=None, causal=True,
     k = split(x @ W_k, H_kv)[:, kv_of]
     v = split(x @ W_v, H_kv)[:, kv_of]
     s = q @ k.transpose(0, 1, 3, 2) * scale
+    before_mask = s.max(axis=-1, keepdims=True)  # the max over every key, the masked future included
     if causal:
         s = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, s)
-    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    shift = {"row": lambda: s.max(axis=-1, keepdims=True), "none": lambda: 0.0, "global": lambda: s.max(),
+             "before-mask": lambda: before_mask}[subtract]()
+    w = np.exp(s - shift)
     w /= w.sum(axis=-1, keepdims=True)
     out = w @ v
     out = out.transpose(0, 2, 1, 3) if merge_transpose else out
@@ -62,14 +69,21 @@ def _label(x, W_q, W_k, H, H_kv):
             f"n_heads={H}, n_kv_heads={H_kv})")
 
 
-def _run(cand, args, H, H_kv):
+def _run(cand, args, H, H_kv, finite=True):
     x, W_q, W_k, W_v, W_o = args
     label = _label(x, W_q, W_k, H, H_kv)
     y = cand.gqa_attention(x, W_q, W_k, W_v, W_o, H, H_kv)
     if isinstance(y, tuple) and any(isinstance(item, np.ndarray) for item in y):
-        raise Fail(f"{label} returned a tuple of {len(y)} items; it returns only y, of shape (B, T, d_model)")
+        # A tuple of B arrays of shape (T, d_model) is an array-like y; (y, weights) is not.
+        shapes = {np.shape(item) for item in y}
+        if len(y) != x.shape[0] or shapes != {x.shape[1:]}:
+            raise Fail(f"{label} returned a tuple of {len(y)} items; it returns only y, of shape (B, T, d_model)")
     y = as_float(y, label)
     check_shape(y, x.shape, label)
+    if finite:
+        # x and the weights are moderate here (see `stable` for large scores): a nan is a 0/0 in a softmax.
+        check_finite(y, label, "at moderate scores; is a whole row of scores masked? The diagonal must stay "
+                               "unmasked: position 0 may attend to itself")
     return y, label
 
 
@@ -132,7 +146,8 @@ def group_mapping(cand, ref, rng):
 
 @invariant("scale", "scores are scaled by 1/sqrt(hd), hd = W_q.shape[1] // n_heads")
 def scale(cand, ref, rng):
-    B, T, d_model, H, H_kv, hd = 2, 5, 8, 2, 1, 6
+    # d_model, d_model // n_heads, hd, n_heads * hd and n_kv_heads * hd all differ, so each wrong scale shows.
+    B, T, d_model, H, H_kv, hd = 2, 5, 8, 4, 2, 5
     args = _inputs(rng, B, T, d_model, H, H_kv, hd, scale=2.0)
     y, label = _run(cand, args, H, H_kv)
     if _close(y, _attend(*args, H, H_kv)):
@@ -140,7 +155,8 @@ def scale(cand, ref, rng):
     variants = {f"1/sqrt(d_model) = 1/sqrt({d_model})": 1 / np.sqrt(d_model),
                 f"1/sqrt(d_model // n_heads) = 1/sqrt({d_model // H})": 1 / np.sqrt(d_model // H),
                 f"1/hd = 1/{hd}": 1 / hd, "nothing (no scaling)": 1.0,
-                f"1/sqrt(n_heads * hd) = 1/sqrt({H * hd})": 1 / np.sqrt(H * hd)}
+                f"1/sqrt(n_heads * hd) = 1/sqrt({H * hd})": 1 / np.sqrt(H * hd),
+                f"1/sqrt(n_kv_heads * hd) = 1/sqrt(W_k.shape[1]) = 1/sqrt({H_kv * hd})": 1 / np.sqrt(H_kv * hd)}
     for name, factor in variants.items():
         if _close(y, _attend(*args, H, H_kv, scale=factor)):
             raise Fail(f"{label}: the scores were scaled by {name}; the scale is 1/sqrt(hd) with hd = "
@@ -169,6 +185,50 @@ def prefix(cand, ref, rng):
             raise Fail(f"{label}: y[{b}, {i}, {f}] changed from {fmt(y[b, i, f])} to {fmt(y_new[b, i, f])} when only "
                        f"positions {t} and later of x changed; position {i} may only attend to positions <= {i} "
                        "(mask the future with -inf before the softmax)")
+
+
+def _stable_cases(rng):
+    """(name, args, H, H_kv, advice): scores of thousands, in three shapes that break three shortcuts."""
+    B, T, d_model, H, H_kv, hd = 2, 5, 8, 4, 2, 3
+    # Scores of several thousand, of either sign: exp overflows (or every entry underflows) without a max.
+    x, W_q, W_k, W_v, W_o = _inputs(rng, B, T, d_model, H, H_kv, hd)
+    yield ("scores of several thousand, of both signs", (x * 60.0, W_q, W_k, W_v, W_o), H, H_kv,
+           "before np.exp, subtract each row's maximum (axis=-1, keepdims=True)")
+    # One sequence at scores of thousands, one near 1, one near 0.001, in the same batch.
+    x, W_q, W_k, W_v, W_o = _inputs(rng, 3, T, d_model, H, H_kv, hd)
+    x = x * np.array([1.0, 60.0, 0.03])[:, None, None]
+    yield ("three sequences at very different scales in one batch", (x, W_q, W_k, W_v, W_o), H, H_kv,
+           "subtract each row's own maximum (axis=-1, keepdims=True), not one maximum of the whole array: rows "
+           "far below a global maximum underflow to 0/0")
+    # Scores grow along the keys, so each row's largest score lies in its masked future.
+    u = rng.normal(size=d_model)
+    u /= np.linalg.norm(u)
+    alpha = np.linspace(0.1, 1.0, T)
+    x = alpha[None, :, None] * u + rng.normal(scale=1e-3, size=(B, T, d_model))
+    W_q = np.outer(u, np.full(H * hd, 60.0)) + rng.normal(scale=0.1, size=(d_model, H * hd))
+    W_k = np.outer(u, np.full(H_kv * hd, 60.0)) + rng.normal(scale=0.1, size=(d_model, H_kv * hd))
+    W_v = rng.normal(size=(d_model, H_kv * hd))
+    W_o = rng.normal(scale=1 / np.sqrt(H * hd), size=(H * hd, d_model))
+    yield ("scores that grow along the keys, so each row's largest score is in its masked future",
+           (x, W_q, W_k, W_v, W_o), H, H_kv,
+           "mask first, then subtract the maximum of the keys each row may see; a maximum taken before the mask "
+           "comes from the future and pushes every visible score to exp(-thousands) = 0")
+
+
+@invariant("stable", "scores of thousands, rows at very different scales and large future scores: no overflow, "
+                     "no 0/0")
+def stable(cand, ref, rng):
+    shortcuts = {"none": "there is no max subtraction before np.exp",
+                 "global": "one maximum of the whole array was subtracted, not each row's own",
+                 "before-mask": "the maximum was taken before the future was masked"}
+    runs = [(case, _run(cand, case[1], case[2], case[3], finite=False)) for case in _stable_cases(rng)]
+    with np.errstate(all="ignore"):  # a shortcut is named only if it explains all three cases
+        seen = next((f"; it looks like {what}" for key, what in shortcuts.items()
+                     if all(np.allclose(y, _attend(*args, H, H_kv, subtract=key), rtol=1e-6, atol=1e-9,
+                                        equal_nan=True) for (_, args, H, H_kv, _), (y, _) in runs)), "")
+    for (name, args, H, H_kv, advice), (y, label) in runs:
+        check_finite(y, label, f"{name}{seen}; {advice}")
+        check_close(y, ref.gqa_attention(*args, H, H_kv), label, context=f"{name}; {NOTE}")
 
 
 @invariant("bad-input", "n_heads not a multiple of n_kv_heads raises ValueError")
@@ -204,6 +264,8 @@ def input_unchanged(cand, ref, rng):
 def probes(rng):
     for B, T, d_model, H, H_kv, hd in ((2, 5, 8, 4, 2, 3), (1, 6, 12, 6, 3, 4)):
         yield "gqa_attention", (*_inputs(rng, B, T, d_model, H, H_kv, hd, scale=2.0), H, H_kv), {}
+    for _, args, H, H_kv, _ in _stable_cases(rng):
+        yield "gqa_attention", (*args, H, H_kv), {}
 
 
 def _checked(H, H_kv):
@@ -254,3 +316,24 @@ def _split_no_transpose(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
 def _merge_no_transpose(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
     _checked(n_heads, n_kv_heads)
     return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, merge_transpose=False)
+
+
+@mistake("no-max-subtraction", "subtract each row's maximum from the scores before np.exp: scores past about 709 "
+                               "overflow, and rows far below zero underflow to 0/0")
+def _no_max(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, subtract="none")
+
+
+@mistake("global-max", "subtract the maximum of each row of scores (axis=-1, keepdims=True), not one maximum of the "
+                       "whole array")
+def _global_max(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, subtract="global")
+
+
+@mistake("max-before-mask", "mask the future first, then subtract the maximum of the scores each row may see; the "
+                            "maximum over the unmasked row can come from the future")
+def _max_before_mask(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, subtract="before-mask")

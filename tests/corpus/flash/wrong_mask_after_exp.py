@@ -1,0 +1,28 @@
+# attnprep: flash
+# expect: fail stable
+# mistake: takes the running max over the unmasked tile, then zeroes the future exp(), so a future score sets the max
+# diagnosis: max-before-mask
+import numpy as np
+
+
+def flash_attention(q, k, v, block_size=64, causal=False):
+    T, d = q.shape
+    out = np.empty((T, v.shape[1]))
+    for qs in range(0, T, block_size):
+        qe = min(qs + block_size, T)
+        m = np.full(qe - qs, -np.inf)
+        l = np.zeros(qe - qs)
+        acc = np.zeros((qe - qs, v.shape[1]))
+        for ks in range(0, T, block_size):
+            ke = min(ks + block_size, T)
+            s = q[qs:qe] @ k[ks:ke].T / np.sqrt(d)
+            m_new = np.maximum(m, s.max(axis=1))
+            alpha = np.exp(m - m_new)
+            p = np.exp(s - m_new[:, None])
+            if causal:
+                p = p * (np.arange(ks, ke)[None, :] <= np.arange(qs, qe)[:, None])
+            l = alpha * l + p.sum(axis=1)
+            acc = alpha[:, None] * acc + p @ v[ks:ke]
+            m = m_new
+        out[qs:qe] = acc / l[:, None]
+    return out
