@@ -418,6 +418,8 @@ def _zero_initial_cache(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
 def _cache_prescaled(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
     d_head = x_t.shape[1] // n_heads
     y, (K, V) = _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads)
+    if cache is not None:
+        cache[0][...] = cache[0] / np.sqrt(d_head)  # the K_old *= scale of the mistake, into the caller's cache
     return y, (K / np.sqrt(d_head), V)
 
 

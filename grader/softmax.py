@@ -174,3 +174,10 @@ def _ignores_axis(z, axis=-1):
 def _sum_everything(z, axis=-1):
     e = np.exp(z - z.max(axis=axis, keepdims=True))
     return e / e.sum()
+
+
+@mistake("modifies-input", "write `z = z - ...`, not `z -= ...`: in-place arithmetic changes the caller's array")
+def _in_place(z, axis=-1):
+    z -= z.max(axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)

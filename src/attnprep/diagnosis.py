@@ -4,11 +4,13 @@ A grader module may define `probes(rng)`, yielding (function name, args,
 kwargs), and functions marked with `@mistake`. A mistake is recognised when,
 on every probe of its function that tells it apart from the reference, the
 candidate's output matches the variant's (raising the same exception counts
-as matching). The source is never read.
+as matching) and so do the array arguments as the call left them, which is
+how an in-place mistake shows. The source is never read.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -43,12 +45,29 @@ def _leaves(value: Any) -> list[np.ndarray] | None:
     return [arr.astype(np.float64)]
 
 
+def _same_args(a: Any, b: Any) -> bool:
+    """Array arguments (also inside dicts and lists) equal after the call; other values are not compared."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return all(_same_args(a.get(k), b.get(k)) for k in b)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
+        return all(_same_args(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(b, np.ndarray):
+        la = _leaves(a)
+        return la is not None and len(la) == 1 and la[0].shape == b.shape and np.array_equal(
+            la[0], b.astype(np.float64), equal_nan=True)
+    return True
+
+
 def _same(a: Any, b: Any) -> bool:
+    """Two outcomes of a call: an exception, or (result, arguments after the call)."""
     if isinstance(a, BaseException) or isinstance(b, BaseException):
         if isinstance(a, CandidateError) and isinstance(b, BaseException) and not isinstance(b, CandidateError):
             return a.is_a(type(b).__name__)
         if isinstance(a, BaseException) and isinstance(b, BaseException):  # two local runs that both raised
             return type(a) is type(b)
+        return False
+    (a, args_a), (b, args_b) = a, b
+    if not _same_args(args_a, args_b):
         return False
     la, lb = _leaves(a), _leaves(b)
     if la is None or lb is None or len(la) != len(lb):
@@ -59,10 +78,11 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _run_local(fn: Callable, args: tuple, kwargs: dict) -> Any:
-    copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+    """(result, the arguments as the call left them), or the exception it raised."""
+    copies, kw = copy.deepcopy(list(args)), copy.deepcopy(kwargs)
     try:
         with np.errstate(all="ignore"):
-            return fn(*copies, **kwargs)
+            return fn(*copies, **kw), copies
     except Exception as exc:  # a variant that raises documents a crashing mistake
         return exc
 
@@ -77,7 +97,8 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
     answers = []
     for fn, args, kwargs in probes:
         try:
-            answers.append(cand.call(fn, *args, **kwargs))
+            result, args_after, _ = cand.call_tracking_args(fn, *args, **kwargs)
+            answers.append((result, args_after))
         except (CandidateError, Fail) as exc:
             answers.append(exc)
     found = []

@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail input-unchanged
+# diagnosis: modifies-input
 # mistake: subtracts the max in place, damaging the caller's array
 import numpy as np
 
