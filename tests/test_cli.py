@@ -49,7 +49,8 @@ def test_list_shows_every_exercise_in_catalogue_order():
 
 
 def test_show_and_unknown_exercise_suggests():
-    assert run("show", "softmax").exit_code == 0
+    shown = run("show", "softmax")
+    assert shown.exit_code == 0 and "masked-entries" in shown.stdout and "input-unchanged" in shown.stdout
     result = run("show", "softmx")
     assert result.exit_code == 2
     assert "unknown exercise" in result.stderr and "did you mean `softmax`" in result.stderr

@@ -164,3 +164,13 @@ def history_table(rows: list[dict[str, Any]]) -> None:
                       Text(minutes(r["first_pass_s"]), style="red" if over else ""), minutes(r["target_s"]),
                       ", ".join(f"{i} ({n})" for i, n in r["top_failures"]) or "-")
     out.print(table)
+
+
+def invariant_list(items: list[tuple[str, str]]) -> None:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold")
+    for inv_id, description in items:
+        grid.add_row(inv_id, description)
+    out.print(Text("\nThe invariants `attnprep check` judges, in report order:", style="bold"))
+    out.print(grid)
