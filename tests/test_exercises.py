@@ -98,3 +98,18 @@ def test_every_reference_passes_through_the_cli(tmp_path):
     listed = subprocess.run([sys.executable, "-m", "attnprep", "list"], capture_output=True, text=True, env=env)
     rows = [line.split()[1] for line in listed.stdout.splitlines() if line.startswith("│ ") and line.split()[1] != "│"]
     assert rows == catalogue.slugs() and len(rows) == 17
+
+
+def test_solutions_and_corpus_need_only_numpy_and_the_standard_library():
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).parent
+    files = [*root.glob("corpus/*/*.py"), *[ex.solution_path for ex in EXERCISES]]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            for name in names:
+                top = name.split(".")[0]
+                assert top == "numpy" or top in sys.stdlib_module_names, f"{path} imports {name}"
