@@ -12,7 +12,7 @@ import typer
 
 from attnprep import __version__
 from attnprep.errors import AttnprepError, NeedsConfirmation
-from attnprep.report import ExitCode
+from attnprep.exitcodes import ExitCode
 
 # Plain help (rich_markup_mode=None) keeps typer from importing its rich help
 # renderer, which would cost more than the rest of `attnprep --help` together.

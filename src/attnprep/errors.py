@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attnprep.report import ExitCode
+from attnprep.exitcodes import ExitCode
 
 
 class AttnprepError(Exception):

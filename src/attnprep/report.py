@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from enum import IntEnum
+from dataclasses import dataclass, field
 from typing import Any
 
+from attnprep.exitcodes import ExitCode
+
 REPORT_VERSION = 1
-
-
-class ExitCode(IntEnum):
-    """The exit codes of CLI_CONTRACT.md."""
-
-    OK = 0
-    NOT_PASSED = 1
-    USAGE = 2
-    INTERNAL = 3
 
 
 # Status of one invariant; `pass` is the only one that counts as passed.
@@ -95,5 +87,3 @@ class Report:
                                         "seed", "mistakes", "clock") if k in data}
         return cls(**fields, invariants=invariants, output=data.get("output", ""))
 
-
-__all__ = ["ExitCode", "InvariantResult", "Report", "asdict"]
