@@ -219,3 +219,10 @@ def test_unreadable_state_dir_is_not_a_traceback(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "ATTNPREP_HOME" in result.stderr
     assert "Traceback" not in result.output
     assert os.path.exists(tmp_path / "softmax.py")
+
+
+def test_start_into_an_unwritable_place_is_a_usage_error(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    result = run("start", "softmax", "--dir", str(blocker / "sub"))
+    assert result.exit_code == 2 and "cannot write" in result.stderr and "Traceback" not in result.output

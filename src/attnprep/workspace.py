@@ -37,12 +37,16 @@ def write_stub(exercise: Exercise, folder: Path, force: bool) -> tuple[Path, Pat
 
     path = (folder / f"{exercise.slug}.py").resolve()
     kept = None
-    if path.exists():
-        if not force:
-            raise RefusedOverwrite(f"{path} already exists; not overwriting it")
-        kept = backup(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_stub(exercise, path.name), encoding="utf-8")
+    if path.exists() and not force:
+        raise RefusedOverwrite(f"{path} already exists; not overwriting it")
+    try:
+        if path.exists():
+            kept = backup(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render_stub(exercise, path.name), encoding="utf-8")
+    except OSError as exc:
+        raise AttnprepError(f"cannot write {path}: {exc.strerror or exc}",
+                            "choose a folder you can write to with --dir") from None
     return path, kept
 
 
