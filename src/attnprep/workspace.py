@@ -9,6 +9,7 @@ from pathlib import Path
 from attnprep import catalogue, state
 from attnprep.catalogue import Exercise
 from attnprep.errors import (
+    AttnprepError,
     CannotInferExercise,
     MissingFile,
     NothingStarted,
