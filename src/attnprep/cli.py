@@ -134,13 +134,13 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     import time
 
     from attnprep import mock, render, state, workspace
-    from attnprep.runner import Worker
+    from attnprep.runner import Worker, cpu_limit
 
     path = workspace.file_to_check(file)
     source = workspace.read_source(path)
     ex = workspace.infer_exercise(path, source, exercise)
     started = time.monotonic()
-    worker = Worker()  # boots Python and NumPy while this process imports the judge
+    worker = Worker(cpu_seconds=cpu_limit(timeout))  # boots Python and NumPy while this process imports the judge
     try:
         from attnprep.engine import grade
 

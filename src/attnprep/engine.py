@@ -15,7 +15,7 @@ import numpy as np
 from attnprep.catalogue import Exercise
 from attnprep.grading import CallTimeout, Candidate, CandidateCrash, CandidateError, Fail
 from attnprep.report import InvariantResult, Report
-from attnprep.runner import Worker, WorkerDied, WorkerTimeout
+from attnprep.runner import Worker, WorkerDied, WorkerTimeout, cpu_limit
 
 # A hanging invariant may use this many times its fair share of the time left,
 # so one slow check cannot starve the ones after it.
@@ -59,13 +59,14 @@ class Session:
         self.worker = worker  # may be started early, before the judge's imports
         self.loaded = False
         self.deadline = 0.0
+        self.cpu_seconds = 60
         self.output: list[str] = []
 
     def ensure_loaded(self) -> None:
         if self.worker is not None and self.worker.alive and self.loaded:
             return
         if self.worker is None or not self.worker.alive:
-            self.worker = Worker()
+            self.worker = Worker(cpu_seconds=self.cpu_seconds)
         self.loaded = False
         try:
             self.worker.wait_ready(self.deadline)
@@ -157,6 +158,7 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
     checks = invariants_of(module)
     session = Session(source, filename, list(module.FUNCTIONS), worker)
     session.deadline = end
+    session.cpu_seconds = cpu_limit(timeout)
     report = Report(exercise=exercise.slug, file=filename, status="pass", seed=seed)
     try:
         try:

@@ -71,6 +71,11 @@ class Reply:
     kwargs: Any = field(default_factory=dict)
 
 
+def cpu_limit(timeout: float) -> int:
+    """The worker's CPU-time limit: a backstop behind the wall-clock deadline, never before it."""
+    return int(timeout) + 5
+
+
 def _worker_command(fd_in: int, fd_out: int, cpu_seconds: int) -> list[str]:
     package_parent = str(Path(__file__).resolve().parent.parent)
     bootstrap = (f"import sys, runpy; sys.path.append({package_parent!r}); "
