@@ -1,11 +1,18 @@
-"""The exercise catalogue: one ordered file, one folder of data per exercise."""
+"""The exercise catalogue: one ordered file, one folder of data per exercise.
+
+exercises/catalogue.json lists the exercises in the order a learner should take
+them: the five interview classics first, then the modern transformer toolkit.
+It is JSON, and the records are NamedTuples, because every command reads the
+catalogue at start-up and tomllib plus dataclasses would cost `attnprep list`
+about 8 ms of a budget of some 20 (issue #5). Hints stay TOML: only `hint` reads them.
+"""
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass
+import json
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from attnprep.errors import InternalError, UnknownExercise
 
@@ -15,24 +22,21 @@ def data_root() -> Path:
     """Where exercises/, solutions/ and grader/ live: inside the wheel, or the checkout."""
     here = Path(__file__).resolve().parent
     for root in (here / "_data", here.parent.parent):
-        if (root / "exercises" / "catalogue.toml").is_file():
+        if (root / "exercises" / "catalogue.json").is_file():
             return root
     raise InternalError("attnprep's exercise data is missing from this installation")
 
 
-@dataclass(frozen=True)
-class Hint:
+class Hint(NamedTuple):
     text: str
     invariants: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Exercise:
+class Exercise(NamedTuple):
     slug: str
     title: str
     minutes: int
     difficulty: str
-    summary: str
 
     @property
     def folder(self) -> Path:
@@ -61,6 +65,8 @@ class Exercise:
         return (self.folder / "explain.md").read_text(encoding="utf-8")
 
     def hints(self) -> list[Hint]:
+        import tomllib
+
         data = tomllib.loads((self.folder / "hints.toml").read_text(encoding="utf-8"))
         return [Hint(h["text"].strip(), tuple(h.get("invariants", ()))) for h in data["hint"]]
 
@@ -68,10 +74,9 @@ class Exercise:
 @cache
 def exercises() -> tuple[Exercise, ...]:
     """Every exercise, in catalogue order."""
-    path = data_root() / "exercises" / "catalogue.toml"
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return tuple(Exercise(e["slug"], e["title"], int(e["minutes"]), e["difficulty"],
-                          e.get("summary", "")) for e in data["exercise"])
+    path = data_root() / "exercises" / "catalogue.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return tuple(Exercise(e["slug"], e["title"], int(e["minutes"]), e["difficulty"]) for e in data["exercises"])
 
 
 def slugs() -> list[str]:

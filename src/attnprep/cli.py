@@ -1,7 +1,7 @@
 """The `attnprep` command line: thin typer commands that delegate to one module per concern."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typer would then eval every string annotation
+# with get_type_hints at start-up, which costs `attnprep list` about 7 ms (issue #5).
 import functools
 import json
 import sys
@@ -26,16 +26,18 @@ def handled(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from attnprep import render
-
         try:
             return fn(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
         except AttnprepError as exc:
+            from attnprep import render  # rich, imported only when there is something to say
+
             render.error(str(exc), exc.hint)
             raise typer.Exit(int(exc.exit_code)) from None
         except Exception as exc:  # a bug of ours: say so, with exit code 3
+            from attnprep import render
+
             render.error(f"internal error: {type(exc).__name__}: {exc}",
                          "this is a bug in attnprep; please report it with the command you ran")
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
@@ -75,9 +77,9 @@ def _progress_rows() -> list[dict]:
 @handled
 def list_() -> None:
     """Every exercise with its target time, difficulty and your state."""
-    from attnprep import render
+    from attnprep import plain
 
-    render.exercise_table(_progress_rows())
+    plain.exercise_table(_progress_rows())
 
 
 @app.command()
@@ -210,7 +212,7 @@ def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (def
 @handled
 def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False) -> None:
     """Your progress: attempts, hints used, time to first pass, best time."""
-    from attnprep import render
+    from attnprep import plain
 
     rows = _progress_rows()
     if as_json:
@@ -219,7 +221,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on s
         payload = {"version": 1, "exercises": [{k: r[k] for k in keys} for r in rows]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
-        render.status_table(rows)
+        plain.status_table(rows)
 
 
 @app.command()

@@ -10,6 +10,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from attnprep.plain import minutes
+
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
@@ -26,14 +28,6 @@ def error(message: str, hint: str | None = None) -> None:
 
 def warning(message: str) -> None:
     err.print(Text.assemble(("warning", "bold yellow"), f": {message}"))
-
-
-def minutes(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    seconds = int(round(seconds))
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
 def clock_line(clock: dict[str, Any] | None) -> Text:
@@ -74,28 +68,6 @@ def report(rep) -> None:
     summary = f"{passed}/{len(rep.invariants)} invariants passed" if rep.invariants else "no invariant ran"
     out.print(Text(f"{summary} in {rep.elapsed_s:.2f}s (seed {rep.seed})", style="dim"))
     out.print(clock_line(rep.clock))
-
-
-def exercise_table(rows: list[dict[str, Any]]) -> None:
-    table = Table(title="attnprep exercises", title_justify="left")
-    for name, justify in (("slug", "left"), ("title", "left"), ("target", "right"),
-                          ("difficulty", "left"), ("state", "left"), ("best", "right")):
-        table.add_column(name, justify=justify)
-    colours = {"solved": "green", "started": "yellow", "new": "dim"}
-    for r in rows:
-        table.add_row(r["slug"], r["title"], f"{r['minutes']} min", r["difficulty"],
-                      Text(r["state"], style=colours[r["state"]]), minutes(r["best_s"]))
-    out.print(table)
-
-
-def status_table(rows: list[dict[str, Any]]) -> None:
-    table = Table(title="attnprep progress", title_justify="left")
-    for name in ("slug", "state", "attempts", "hints", "first pass", "best", "last check"):
-        table.add_column(name, justify="left" if name in ("slug", "state", "last check") else "right")
-    for r in rows:
-        table.add_row(r["slug"], r["state"], str(r["attempts"]), str(r["hints_used"]),
-                      minutes(r["first_pass_s"]), minutes(r["best_s"]), r["last_status"] or "-")
-    out.print(table)
 
 
 def markdown(text: str) -> None:

@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -44,7 +43,11 @@ def now_iso() -> str:
 
 
 def parse_iso(text: str) -> float:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    """Seconds since the epoch of a stamp written by now_iso; ValueError for anything else."""
+    # Not strptime: its first call imports _strptime and builds locale regexes, a few ms of every `list`.
+    if len(text) != 20 or text[10] != "T" or text[-1] != "Z":
+        raise ValueError(f"not a UTC timestamp: {text!r}")
+    return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC).timestamp()
 
 
 def empty_entry() -> dict[str, Any]:
@@ -151,6 +154,8 @@ def _locked(folder: Path) -> Iterator[None]:
 
 
 def _write_atomic(path: Path, data: dict[str, Any]) -> None:
+    import tempfile  # only writes need it; `list` and `status` start faster without
+
     fd, tmp = tempfile.mkstemp(prefix=".progress-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
