@@ -65,7 +65,8 @@ def main() -> None:
         rows.append((f"attnprep check {slug}", a, f"pytest, same invariants ({b:.3f}s)", a / b, 1.0))
     typer_only = [PY, "-c", "import typer"]
     for args in (["--help"], ["list"]):
-        a, b = median_pair([PY, "-m", "attnprep", *args], typer_only, opts.repeat, env)
+        # Start-up takes a tenth of a second and this machine's noise is a few ms: take more samples.
+        a, b = median_pair([PY, "-m", "attnprep", *args], typer_only, max(opts.repeat, 25), env)
         rows.append((f"attnprep {' '.join(args)}", a, f"python -c 'import typer' ({b:.3f}s)", a / b, 1.3))
         heavy = imports_of(args, env) & {"numpy", "jinja2"}
         if heavy:
