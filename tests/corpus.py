@@ -6,6 +6,8 @@ Each file starts with header comments:
     # expect: fail ID [ID ...]           (these invariant ids must fail)
     # mistake: what the learner got wrong (wrong solutions) / # style: ... (correct ones)
     # diagnosis: ID [ID ...]             (optional: known mistakes the report must name)
+    # must-pass: ID [ID ...]             (optional, wrong solutions: invariants this mistake must not
+                                          fail, so the report blames the right thing)
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ class Case:
     passes: bool
     must_fail: frozenset[str]
     diagnosis: frozenset[str] = frozenset()
+    must_pass: frozenset[str] = frozenset()
 
     @property
     def id(self) -> str:
@@ -38,8 +41,10 @@ def parse(path: Path) -> Case:
         raise ValueError(f"{path}: no '# expect:' line")
     words = expect.group(1).split()
     diagnosis = re.search(r"^# diagnosis:((?: [\w-]+)+)\s*$", text, re.M)
+    must_pass = re.search(r"^# must-pass:((?: [\w-]+)+)\s*$", text, re.M)
     return Case(path, path.parent.name, words[0] == "pass", frozenset(words[1:]),
-                frozenset(diagnosis.group(1).split()) if diagnosis else frozenset())
+                frozenset(diagnosis.group(1).split()) if diagnosis else frozenset(),
+                frozenset(must_pass.group(1).split()) if must_pass else frozenset())
 
 
 def cases() -> list[Case]:
@@ -64,11 +69,15 @@ def verdict(case: Case, report) -> str | None:
     if report.status != "fail":
         return f"expected status fail, got {report.status}: {report.message} {details}"
     missing = case.must_fail - set(report.failed_ids)
-    unknown = case.must_fail - {i.id for i in report.invariants}
+    unknown = (case.must_fail | case.must_pass) - {i.id for i in report.invariants}
     if unknown:
         return f"expects unknown invariant ids {sorted(unknown)}"
     if missing:
         return f"these invariants passed but must fail: {sorted(missing)}"
+    blamed = case.must_pass & set(report.failed_ids)
+    if blamed:
+        why = "; ".join(f"{i.id}: {i.message}" for i in report.invariants if i.id in blamed)
+        return f"these invariants failed but are not what this mistake is about: {why}"
     named = {m["id"] for m in report.mistakes}
     if case.diagnosis - named:
         return f"the report should name the mistakes {sorted(case.diagnosis - named)}, it named {sorted(named)}"

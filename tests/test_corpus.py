@@ -16,3 +16,9 @@ def test_corpus_case(case):
 def test_correct_solutions_pass_under_another_seed(case):
     problem = verdict(case, grade_case(case, seed=12345))
     assert problem is None, problem
+
+
+def test_headers_are_consistent():
+    for case in CASES:
+        assert not (case.must_fail & case.must_pass), f"{case.id}: an id both must fail and must pass"
+        assert not (case.passes and case.must_pass), f"{case.id}: must-pass is for wrong solutions"

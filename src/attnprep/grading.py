@@ -226,6 +226,30 @@ def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float 
     return arr
 
 
+def softmax_divisor(weights: np.ndarray, scores: np.ndarray, *, rtol: float = 1e-6) -> float | None:
+    """The c with weights = softmax(scores / c) over the last axis, judged from the keys given weight.
+
+    Only ratios of weights within a row are used, and keys with zero weight are left out, so a wrong
+    mask or a missing normalisation does not hide (or fake) the scale. Rows that are no softmax of
+    their scores at all (say, a fully masked row spread evenly) are passed over; None when no row
+    is one (rows with fewer than three weighted keys do not count), or when those that are disagree.
+    """
+    w = np.asarray(weights, dtype=np.float64).reshape(-1, weights.shape[-1])
+    s = np.broadcast_to(np.asarray(scores, dtype=np.float64), weights.shape).reshape(w.shape)
+    found = []
+    for w_row, s_row in zip(w, s, strict=True):
+        keep = np.isfinite(w_row) & (w_row > 1e-200)
+        if keep.sum() < 3 or np.ptp(s_row[keep]) < 1e-9:
+            continue  # two points fit any line: only rows with three or more weighted keys are evidence
+        x, y = s_row[keep] - s_row[keep].mean(), np.log(w_row[keep])
+        slope = float(x @ (y - y.mean()) / (x @ x))
+        if slope > 0 and np.abs(y - y.mean() - slope * x).max() <= 1e-6 * max(1.0, np.abs(y).max()):
+            found.append(1.0 / slope)
+    if not found or max(found) - min(found) > rtol * max(found):
+        return None
+    return float(np.median(found))
+
+
 def check_finite(arr: np.ndarray, what: str, context: str = "") -> None:
     bad = ~np.isfinite(arr)
     if bad.any():
