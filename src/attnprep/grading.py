@@ -242,6 +242,8 @@ def softmax_divisor(weights: np.ndarray, scores: np.ndarray, *, rtol: float = 1e
         if keep.sum() < 3 or np.ptp(s_row[keep]) < 1e-9:
             continue  # two points fit any line: only rows with three or more weighted keys are evidence
         x, y = s_row[keep] - s_row[keep].mean(), np.log(w_row[keep])
+        if np.ptp(y) < 1e-6:
+            continue  # even weights over differing scores (a fully masked row): no evidence of any c
         slope = float(x @ (y - y.mean()) / (x @ x))
         if slope > 0 and np.abs(y - y.mean() - slope * x).max() <= 1e-6 * max(1.0, np.abs(y).max()):
             found.append(1.0 / slope)
