@@ -3,16 +3,18 @@
 import numpy as np
 
 from attnprep.grading import (
+    CandidateError,
     Fail,
     as_float,
     check_close,
-    check_finite,
     check_shape,
     check_unchanged,
     fmt,
     invariant,
     mistake,
     shape_of,
+    softmax_divisor,
+    worst_entry,
 )
 
 FUNCTIONS = ("flash_attention",)
@@ -167,19 +169,29 @@ def causal(cand, ref, rng):
 
 @invariant("scale", "scores are q k^T / sqrt(d), d the width of q and k (not d_v, not d, not unscaled)")
 def scale(cand, ref, rng):
-    for T, d, d_v, bs in ((9, 4, 9, 4), (7, 9, 2, 3)):
-        q, k, v = _inputs(rng, T, d, d_v, scale=1.5)
-        out, label = _run(cand, q, k, v, bs)
-        want = _dense(q, k, v)
-        if _close(out, want):
+    # v = [identity | zeros] makes out[:, :T] the attention weights themselves; the divisor is read from the
+    # ratios of the weights within a row, so a missing final divide, a dropped or masked key does not disturb it.
+    # One block holds all T keys: the scale does not depend on the tiling, and tiling slips stay out of it.
+    for T, d, d_v in ((9, 4, 13), (7, 9, 11), (6, 25, 8)):
+        q, k, _ = _inputs(rng, T, d, 1, scale=1.5)
+        v = np.hstack([np.eye(T), np.zeros((T, d_v - T))])
+        out, label = _run(cand, q, k, v, T)
+        label = f"{label} with v = [identity | zeros], so that out[:, :{T}] holds the attention weights"
+        right = float(np.sqrt(d))
+        c = softmax_divisor(out[:, :T], q @ k.T)
+        if c is None:
+            raise Fail(f"{label}: no single divisor c makes them softmax(q k^T / c) over the keys of a row (judged "
+                       "from the ratios of the weights each row gives its keys), so the scale cannot be judged on "
+                       "its own; fix the other failures first")
+        if np.isclose(c, right, rtol=1e-4, atol=0.0):
             continue
-        variants = {"nothing (no scaling)": 1.0, f"d = {d}, not sqrt(d)": float(d),
-                    f"sqrt(d_v) = sqrt({d_v}), the width of v": np.sqrt(d_v), f"d_v = {d_v}": float(d_v)}
-        for name, div in variants.items():
-            if _close(out, _dense(q * np.sqrt(d) / div, k, v)):
-                raise Fail(f"{label}: the scores were divided by {name}; divide q k^T by sqrt(d) = sqrt({d}), d "
-                           "the width of q and k")
-        check_close(out, want, label, context=f"scores q k^T / sqrt(d), d = {d}")
+        guesses = {"1 (no scaling)": 1.0, f"d = {d}, not sqrt(d)": float(d),
+                   f"sqrt(d_v) = sqrt({d_v}), the width of v": np.sqrt(d_v), f"d_v = {d_v}": float(d_v),
+                   f"sqrt(T) = sqrt({T}), the sequence length": np.sqrt(T),
+                   f"1/sqrt(d) = {fmt(1 / right)} (multiplied by sqrt(d) instead of divided)": 1.0 / right}
+        named = next((name for name, div in guesses.items() if np.isclose(c, div, rtol=1e-4, atol=0.0)), None)
+        raise Fail(f"{label}: the weights are softmax(q k^T / c) with c = {fmt(c)}, so the scores were divided by "
+                   f"{named or fmt(c)}; divide q k^T by sqrt(d) = sqrt({d}) = {fmt(right)}, d the width of q and k")
 
 
 @invariant("constant-values", "every output row is a weighted average: constant value rows come back unchanged")
@@ -217,6 +229,8 @@ def _stable_case(rng, T, d, order, sign):
 
 def _looks_like(out, q, k, v, block_size, causal):
     """'; it looks like ...' when the output matches one of the known numerical shortcuts, else ''."""
+    if not np.isfinite(out).any():
+        return ""  # nan everywhere matches every slip that gives nan: no evidence for one of them
     with np.errstate(all="ignore"):
         for variant in (_no_max, _tile_max, _tile_global_max, _max_before_mask, _max_zero, _max_frozen,
                         _no_rescale, _inverted, _acc_only):
@@ -227,30 +241,90 @@ def _looks_like(out, q, k, v, block_size, causal):
     return ""
 
 
+def _rows_finite(out):
+    return np.isfinite(out).all(axis=1)
+
+
+def _run_moderate(cand, T, d, d_v, bs, causal_, rng):
+    """The candidate on a moderate problem of these shapes: (out or None if it fails there, matches the model)."""
+    q, k, v = _inputs(rng, T, d, d_v)
+    try:
+        out, _ = _run(cand, q, k, v, bs, causal_)
+    except CandidateError as err:
+        if err.not_implemented:
+            raise
+        return None, False
+    except Fail:
+        return None, False
+    with np.errstate(all="ignore"):
+        return out, _close(out, _dense(q, k, v, causal_))
+
+
+def _newly_non_finite(out, moderate, label, ctx, where="on a moderate problem of the same shapes"):
+    """Fail when a row is finite on the moderate problem but not on this one."""
+    bad = _rows_finite(moderate) & ~_rows_finite(out)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        j = int(np.flatnonzero(~np.isfinite(out[i]))[0])
+        raise Fail(f"{label}: entry [{i}, {j}] is {fmt(out[i, j])}, but row {i} is finite {where}: overflow or 0/0 "
+                   f"({ctx})")
+
+
 @invariant("stable", "scores near +-1e4 whose maximum moves from block to block: no overflow, no 0/0")
 def stable(cand, ref, rng):
     T, d, d_v, bs = 40, 4, 3, 8
+    moderate = {c: _run_moderate(cand, T, d, d_v, bs, c, rng) for c in (False, True)}
     cases = [("increasing", 1.0, False, "the maximum grows from block to block"),
              ("decreasing", 1.0, False, "the first block holds the maximum"),
              ("shuffled", 1.0, True, "the maximum moves around"),
              ("increasing", -1.0, False, "every score is negative, near -1e4"),
              ("shuffled", -1.0, True, "every score is negative, near -1e4")]
     for order, sign, causal_, what in cases:
+        mod_out, mod_ok = moderate[causal_]
+        if mod_out is None:
+            continue  # it fails on moderate inputs already: not a question of large scores
         q, k = _stable_case(rng, T, d, order, sign)
         v = rng.normal(size=(T, d_v))
         out, label = _run(cand, q, k, v, bs, causal_)
         ctx = (f"scores {'+' if sign > 0 else '-'}1e4 give or take 3,000; {what}. The running max starts at -inf, "
                "is updated with every block, and the old sums are rescaled by exp(m_old - m_new)")
         ctx += _looks_like(out, q, k, v, bs, causal_)
-        check_finite(out, label, ctx)
-        check_close(out, _dense(q, k, v, causal_), label, context=ctx)
-    # Scores near 1e4 with a small spread: nothing special, but nothing may overflow.
+        _newly_non_finite(out, mod_out, label, ctx)
+        if mod_ok:  # right on moderate inputs, so a wrong answer here is the large scores' doing
+            check_close(out, _dense(q, k, v, causal_), label,
+                        context=ctx + "; the same call is right on moderate inputs of the same shapes")
+    # Every score of row i shifted by shifts[i] (keys moved along a direction the base keys do not use): attention
+    # ignores a constant added to a row, so the candidate's own unshifted result is what the shifted call must give.
     q, k, v = _inputs(rng, T, d, d_v)
-    q[:, 0] += np.sqrt(d) * 100.0
-    k[:, 0] += 100.0
-    out, label = _run(cand, q, k, v, bs, False)
-    check_finite(out, label, "scores near 1e4")
-    check_close(out, _dense(q, k, v), label, context="scores near 1e4")
+    k[:, 0] = 0.0
+    shifts = np.resize([1e4, -1e4, 0.0, 3e2, 2e4, -5e3, 1.0, 7e3], T)
+    q[:, 0] = shifts * np.sqrt(d)
+    name = "each row's scores shifted by its own constant, between -1e4 and +2e4"
+    try:
+        base, _ = _run(cand, q, k, v, bs, False)
+    except (CandidateError, Fail) as err:
+        if isinstance(err, CandidateError) and err.not_implemented:
+            raise
+        return
+    shifted = k.copy()
+    shifted[:, 0] = 1.0
+    out, label = _run(cand, q, shifted, v, bs, False)
+    advice = ("keep a running maximum for each query row (not one for the whole tile), starting at -inf, and "
+              "compute exp(score - m)")
+    _newly_non_finite(out, base, label, f"{name}; {advice}", "on the same problem without the shift")
+    small = k.copy()
+    small[:, 0] = 3.0 / np.abs(shifts).max()
+    fine = _rows_finite(base)
+    small_out, _ = _run(cand, q, small, v, bs, False)
+    if not np.allclose(small_out[fine], base[fine], rtol=1e-3, atol=1e-6):
+        return  # not even a small shift leaves it unchanged: the other invariants explain why
+    idx = worst_entry(out[fine], base[fine], 1e-6, 1e-9)
+    if idx is not None:
+        i, j = int(np.flatnonzero(fine)[idx[0]]), idx[1]
+        raise Fail(f"{label}: out[{i}, {j}] is {fmt(out[i, j])} with {name}, but {fmt(base[i, j])} without the "
+                   f"shift (row {i} shifted by {fmt(shifts[i])}); adding the same number to every score of a row "
+                   f"must not change attention, so precision was lost: compute the scores and the softmax in float64, "
+                   "with one running maximum per query row")
 
 
 @invariant("matches-reference", "matches a reference attention to rtol 1e-6")

@@ -9,17 +9,17 @@ from attnprep.grading import (
     check_finite,
     check_shape,
     check_unchanged,
+    divisor_unreadable,
     expect_raises,
     fmt,
     invariant,
     mistake,
     shape_of,
+    softmax_divisor,
+    worst_entry,
 )
 
 FUNCTIONS = ("gqa_attention",)
-
-# What `stable` says when the output is finite but wrong.
-NOTE = "no overflow or 0/0 here, the values themselves are off: look at the other failed checks first"
 
 # (B, T, d_model, n_heads, n_kv_heads, hd): hd is never d_model // n_heads, T != d_model,
 # batch 1 and length 1 included.
@@ -69,7 +69,7 @@ def _label(x, W_q, W_k, H, H_kv):
             f"n_heads={H}, n_kv_heads={H_kv})")
 
 
-def _run(cand, args, H, H_kv, finite=True):
+def _run(cand, args, H, H_kv, finite=True, exact_shape=True):
     x, W_q, W_k, W_v, W_o = args
     label = _label(x, W_q, W_k, H, H_kv)
     y = cand.gqa_attention(x, W_q, W_k, W_v, W_o, H, H_kv)
@@ -79,7 +79,8 @@ def _run(cand, args, H, H_kv, finite=True):
         if len(y) != x.shape[0] or shapes != {x.shape[1:]}:
             raise Fail(f"{label} returned a tuple of {len(y)} items; it returns only y, of shape (B, T, d_model)")
     y = as_float(y, label)
-    check_shape(y, x.shape, label)
+    if exact_shape:
+        check_shape(y, x.shape, label)
     if finite:
         # x and the weights are moderate here (see `stable` for large scores): a nan is a 0/0 in a softmax.
         check_finite(y, label, "at moderate scores; is a whole row of scores masked? The diagonal must stay "
@@ -87,8 +88,8 @@ def _run(cand, args, H, H_kv, finite=True):
     return y, label
 
 
-def _close(a, b):
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9))
+def _close(a, b, equal_nan=False):
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=equal_nan))
 
 
 @invariant("shape", "y has shape (B, T, d_model)")
@@ -144,24 +145,64 @@ def group_mapping(cand, ref, rng):
         check_close(y, want, label, context=f"query head h reads KV head h // {group}")
 
 
+# (T, d_model, n_heads, n_kv_heads, hd) of one sequence, d_model >= T + 2: sqrt(hd) and the wrong divisors
+# sqrt(d_model), sqrt(d_model // n_heads), hd, 1, sqrt(n_heads * hd) and sqrt(n_kv_heads * hd) all differ in each.
+# T and n_heads share no factor, so a merge that forgets the transpose still puts whole rows of weights (of other
+# positions) where y reads them, and its scale can still be judged.
+SCALE_CASES = [(5, 8, 4, 2, 5), (5, 12, 6, 2, 4), (7, 10, 4, 2, 7)]
+
+
+def _weights_read_back(cand, T, d_model, H, H_kv, hd, rng):
+    """The attention weights of one sequence whose per-head scores are known whatever the head layout.
+
+    x holds a one-hot position marker in features 0..T-1 and two numbers a_t, b_t in features T and T+1. W_q and
+    W_k repeat one column, so every feature of q at position t is a_t and every feature of k is b_t: each head's
+    raw score q_t . k_s is hd * a_t * b_s, however the features are split and shared. a_t is the same at every
+    position, so even queries taken from the wrong position see the same scores. With W_v repeating the marker
+    column of key j, every value is 1 at key j and 0 elsewhere, and W_o averages the first hd features of the merged
+    heads: y[0, t, :] is the weight of key j in row t. One call per key gives the (T, T) weights.
+    """
+    a, b = np.full(T, rng.choice([-1.0, 1.0])), rng.normal(size=T)
+    g = np.sqrt(3.0 * np.sqrt(hd) / (hd * np.abs(np.outer(a, b)).max()))  # scores / sqrt(hd) reach about 3
+    x = np.zeros((1, T, d_model))
+    x[0, :, :T] = np.eye(T)
+    x[0, :, T], x[0, :, T + 1] = g * a, g * b
+    W_q = np.repeat(np.eye(d_model)[:, T:T + 1], H * hd, axis=1)
+    W_k = np.repeat(np.eye(d_model)[:, T + 1:T + 2], H_kv * hd, axis=1)
+    W_o = np.zeros((H * hd, d_model))
+    W_o[:hd] = 1.0 / hd
+    label = _label(x, W_q, W_k, H, H_kv)
+    w = np.empty((T, T))
+    for j in range(T):
+        W_v = np.repeat(np.eye(d_model)[:, j:j + 1], H_kv * hd, axis=1)
+        y, _ = _run(cand, (x, W_q, W_k, W_v, W_o), H, H_kv, finite=False)
+        w[:, j] = y[0, :, 0]
+    return w, hd * np.outer(g * a, g * b), label
+
+
 @invariant("scale", "scores are scaled by 1/sqrt(hd), hd = W_q.shape[1] // n_heads")
 def scale(cand, ref, rng):
-    # d_model, d_model // n_heads, hd, n_heads * hd and n_kv_heads * hd all differ, so each wrong scale shows.
-    B, T, d_model, H, H_kv, hd = 2, 5, 8, 4, 2, 5
-    args = _inputs(rng, B, T, d_model, H, H_kv, hd, scale=2.0)
-    y, label = _run(cand, args, H, H_kv)
-    if _close(y, _attend(*args, H, H_kv)):
-        return
-    variants = {f"1/sqrt(d_model) = 1/sqrt({d_model})": 1 / np.sqrt(d_model),
-                f"1/sqrt(d_model // n_heads) = 1/sqrt({d_model // H})": 1 / np.sqrt(d_model // H),
-                f"1/hd = 1/{hd}": 1 / hd, "nothing (no scaling)": 1.0,
-                f"1/sqrt(n_heads * hd) = 1/sqrt({H * hd})": 1 / np.sqrt(H * hd),
-                f"1/sqrt(n_kv_heads * hd) = 1/sqrt(W_k.shape[1]) = 1/sqrt({H_kv * hd})": 1 / np.sqrt(H_kv * hd)}
-    for name, factor in variants.items():
-        if _close(y, _attend(*args, H, H_kv, scale=factor)):
-            raise Fail(f"{label}: the scores were scaled by {name}; the scale is 1/sqrt(hd) with hd = "
-                       f"W_q.shape[1] // n_heads = {H * hd} // {H} = {hd}")
-    check_close(y, _attend(*args, H, H_kv), label, context=f"scale 1/sqrt(hd) = 1/sqrt({hd})")
+    for T, d_model, H, H_kv, hd in SCALE_CASES:
+        w, raw, label = _weights_read_back(cand, T, d_model, H, H_kv, hd, rng)
+        with np.errstate(all="ignore"):
+            c = softmax_divisor(w, raw)
+        right = f"sqrt(hd) = sqrt({hd}) = {fmt(np.sqrt(hd))}, hd = W_q.shape[1] // n_heads = {H * hd} // {H}"
+        if c is None:
+            raise Fail(f"{label}: the attention weights (read back from y, giving one key at a time a value of 1) "
+                       f"{divisor_unreadable(w)}, so the scale cannot be judged on its own; fix the other failed "
+                       f"checks first (the scores are to be divided by {right})")
+        if np.isclose(c, np.sqrt(hd), rtol=1e-4, atol=0.0):
+            continue
+        choices = {f"sqrt(d_model) = sqrt({d_model})": np.sqrt(d_model),
+                   f"sqrt(d_model // n_heads) = sqrt({d_model // H})": np.sqrt(d_model // H),
+                   f"hd = {hd}": float(hd), "1 (no scaling)": 1.0,
+                   f"sqrt(n_heads * hd) = sqrt({H * hd})": np.sqrt(H * hd),
+                   f"sqrt(n_kv_heads * hd) = sqrt(W_k.shape[1]) = sqrt({H_kv * hd})": np.sqrt(H_kv * hd)}
+        for name, value in choices.items():
+            if np.isclose(c, value, rtol=1e-4, atol=0.0):
+                raise Fail(f"{label}: the scores were divided by {name}; divide them by {right}")
+        raise Fail(f"{label}: the scores were divided by {fmt(c)} (the weights are softmax(q k^T / {fmt(c)})); "
+                   f"divide them by {right}")
 
 
 @invariant("prefix", "outputs at positions < t do not change when later positions change or are cut off")
@@ -187,19 +228,42 @@ def prefix(cand, ref, rng):
                        "(mask the future with -inf before the softmax)")
 
 
-def _stable_cases(rng):
-    """(name, args, H, H_kv, advice): scores of thousands, in three shapes that break three shortcuts."""
-    B, T, d_model, H, H_kv, hd = 2, 5, 8, 4, 2, 3
-    # Scores of several thousand, of either sign: exp overflows (or every entry underflows) without a max.
+def _shifted_keys(rng, B, T, d_model, H, H_kv, hd, m):
+    """(moderate args, the same with every key shifted): a shift that adds thousands to whole rows of scores.
+
+    Feature 0 of x is 0 in the moderate problem and m[b] in the shifted one; it reaches neither q nor v (rows 0 of
+    W_q and W_v are zero) and adds m[b] * u to every hd-slice of every key, u a unit vector the keys are otherwise
+    orthogonal to, while q has a large component along u. That adds m[b] * (q . u) / sqrt(hd) to every score of a
+    row, which attention ignores: y must not change, however the heads are split, shared or scaled.
+    """
+    u = rng.normal(size=hd)
+    u /= np.linalg.norm(u)
     x, W_q, W_k, W_v, W_o = _inputs(rng, B, T, d_model, H, H_kv, hd)
-    yield ("scores of several thousand, of both signs", (x * 60.0, W_q, W_k, W_v, W_o), H, H_kv,
-           "before np.exp, subtract each row's maximum (axis=-1, keepdims=True)")
-    # One sequence at scores of thousands, one near 1, one near 0.001, in the same batch.
-    x, W_q, W_k, W_v, W_o = _inputs(rng, 3, T, d_model, H, H_kv, hd)
-    x = x * np.array([1.0, 60.0, 0.03])[:, None, None]
-    yield ("three sequences at very different scales in one batch", (x, W_q, W_k, W_v, W_o), H, H_kv,
+    x[..., 0] = 0.0
+    W_q += np.kron(rng.normal(scale=1 / np.sqrt(d_model), size=(d_model, H)), u)  # q . u of about 1 per head
+    W_k -= np.kron((W_k.reshape(d_model, H_kv, hd) @ u), u)  # keys orthogonal to u: moderate scores
+    W_q[0], W_v[0], W_k[0] = 0.0, 0.0, np.tile(u, H_kv)
+    x_shifted = x.copy()
+    x_shifted[..., 0] = np.asarray(m, dtype=float)[:, None]
+    return (x, W_q, W_k, W_v, W_o), (x_shifted, W_q, W_k, W_v, W_o)
+
+
+def _stable_cases(rng):
+    """(name, large args, moderate args of the same shapes, H, H_kv, advice, judge) for three shortcuts.
+
+    judge "shift": the large problem is the moderate one with thousands added to whole rows of scores, so y must
+    equal the candidate's own y on the moderate one. judge "reference": y is compared with the reference, but only
+    when the candidate matches it on the moderate problem (otherwise the difference is for the other checks).
+    """
+    B, T, d_model, H, H_kv, hd = 2, 5, 8, 4, 2, 3
+    moderate, large = _shifted_keys(rng, B, T, d_model, H, H_kv, hd, m=np.full(B, 3000.0))
+    yield ("scores of several thousand, of both signs", large, moderate, H, H_kv,
+           "before np.exp, subtract each row's maximum (axis=-1, keepdims=True)", "shift")
+    # One sequence shifted by thousands, one by about 1, one by thousands the other way, in the same batch.
+    moderate, large = _shifted_keys(rng, 3, T, d_model, H, H_kv, hd, m=np.array([2000.0, 1.0, -2000.0]))
+    yield ("three sequences at very different scales in one batch", large, moderate, H, H_kv,
            "subtract each row's own maximum (axis=-1, keepdims=True), not one maximum of the whole array: rows "
-           "far below a global maximum underflow to 0/0")
+           "far below a global maximum underflow to 0/0", "shift")
     # Scores grow along the keys, so each row's largest score lies in its masked future.
     u = rng.normal(size=d_model)
     u /= np.linalg.norm(u)
@@ -210,9 +274,9 @@ def _stable_cases(rng):
     W_v = rng.normal(size=(d_model, H_kv * hd))
     W_o = rng.normal(scale=1 / np.sqrt(H * hd), size=(H * hd, d_model))
     yield ("scores that grow along the keys, so each row's largest score is in its masked future",
-           (x, W_q, W_k, W_v, W_o), H, H_kv,
+           (x, W_q, W_k, W_v, W_o), _inputs(rng, B, T, d_model, H, H_kv, hd), H, H_kv,
            "mask first, then subtract the maximum of the keys each row may see; a maximum taken before the mask "
-           "comes from the future and pushes every visible score to exp(-thousands) = 0")
+           "comes from the future and pushes every visible score to exp(-thousands) = 0", "reference")
 
 
 @invariant("stable", "scores of thousands, rows at very different scales and large future scores: no overflow, "
@@ -221,14 +285,30 @@ def stable(cand, ref, rng):
     shortcuts = {"none": "there is no max subtraction before np.exp",
                  "global": "one maximum of the whole array was subtracted, not each row's own",
                  "before-mask": "the maximum was taken before the future was masked"}
-    runs = [(case, _run(cand, case[1], case[2], case[3], finite=False)) for case in _stable_cases(rng)]
+    cases = list(_stable_cases(rng))
+    # A y of the wrong shape is for `shape` to report; here it is still compared with itself.
+    runs = [(_run(cand, large, H, H_kv, finite=False, exact_shape=False),
+             _run(cand, moderate, H, H_kv, finite=False, exact_shape=False)[0])
+            for _, large, moderate, H, H_kv, _, _ in cases]
     with np.errstate(all="ignore"):  # a shortcut is named only if it explains all three cases
         seen = next((f"; it looks like {what}" for key, what in shortcuts.items()
-                     if all(np.allclose(y, _attend(*args, H, H_kv, subtract=key), rtol=1e-6, atol=1e-9,
-                                        equal_nan=True) for (_, args, H, H_kv, _), (y, _) in runs)), "")
-    for (name, args, H, H_kv, advice), (y, label) in runs:
-        check_finite(y, label, f"{name}{seen}; {advice}")
-        check_close(y, ref.gqa_attention(*args, H, H_kv), label, context=f"{name}; {NOTE}")
+                     if all(_close(y, _attend(*large, H, H_kv, subtract=key), equal_nan=True)
+                            for (_, large, _, H, H_kv, _, _), ((y, _), _) in zip(cases, runs, strict=True))), "")
+    for (name, large, moderate, H, H_kv, advice, judge), ((y, label), y_mod) in zip(cases, runs, strict=True):
+        if not np.isfinite(y_mod).all() or y.shape != y_mod.shape:
+            continue  # a nan at moderate scores is another mistake (a fully masked row, say), not an overflow
+        check_finite(y, label, f"{name}, though finite on a moderate problem of the same shapes{seen}; {advice}")
+        if judge == "shift":
+            idx = worst_entry(y, y_mod, 1e-6, 1e-9)
+            if idx is not None:
+                raise Fail(f"{label}, {name}: y[{', '.join(map(str, idx))}] is {fmt(y[idx])}, but {fmt(y_mod[idx])} "
+                           f"on the same problem at moderate scores. Here every key was shifted by one vector, which "
+                           f"adds the same amount (up to thousands) to all the scores of a row; the softmax ignores "
+                           f"that, so y must not change: the softmax loses precision (or clips) at large scores"
+                           f"{seen}; {advice}, and compute in float64")
+        elif _close(y_mod, ref.gqa_attention(*moderate, H, H_kv)):
+            check_close(y, ref.gqa_attention(*large, H, H_kv), label,
+                        context=f"{name}; it matches the reference at moderate scores{seen}; {advice}")
 
 
 @invariant("bad-input", "n_heads not a multiple of n_kv_heads raises ValueError")
@@ -264,7 +344,7 @@ def input_unchanged(cand, ref, rng):
 def probes(rng):
     for B, T, d_model, H, H_kv, hd in ((2, 5, 8, 4, 2, 3), (1, 6, 12, 6, 3, 4)):
         yield "gqa_attention", (*_inputs(rng, B, T, d_model, H, H_kv, hd, scale=2.0), H, H_kv), {}
-    for _, args, H, H_kv, _ in _stable_cases(rng):
+    for _, args, _, H, H_kv, _, _ in _stable_cases(rng):
         yield "gqa_attention", (*args, H, H_kv), {}
 
 

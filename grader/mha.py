@@ -12,11 +12,13 @@ from attnprep.grading import (
     check_rows_sum_to_one,
     check_shape,
     check_unchanged,
+    divisor_unreadable,
     expect_raises,
     fmt,
     invariant,
     mistake,
     shape_of,
+    softmax_divisor,
     unpack,
     worst_entry,
 )
@@ -29,8 +31,8 @@ CASES = [(2, 5, 16, 4), (3, 7, 12, 2), (1, 5, 8, 2), (2, 7, 8, 4),
          (3, 1, 12, 4), (2, 5, 12, 1), (1, 7, 16, 1), (1, 1, 16, 4)]
 LAYOUT_CASES = [(2, 5, 16, 4), (3, 7, 12, 2), (1, 5, 8, 4), (2, 1, 12, 4), (2, 5, 8, 1)]
 LONG_CASES = [(2, 7, 16, 4), (3, 5, 12, 2), (1, 7, 8, 2), (2, 5, 12, 1)]
-# No case with d_head == sqrt(d_model), where two wrong scales would look alike.
-SCALE_CASES = [(2, 5, 12, 2), (1, 7, 16, 2), (3, 5, 8, 4), (2, 7, 12, 4)]
+# (T, d_model, n_heads) of one sequence: sqrt(d_head), sqrt(d_model), d_head, d_model and 1 all differ in each.
+SCALE_CASES = [(5, 12, 2), (7, 16, 2), (5, 8, 4), (7, 12, 4)]
 BATCH_CASES = [(3, 5, 12, 2), (2, 7, 16, 4), (3, 1, 8, 2)]
 BAD_HEADS = [(2, 5, 12, 5), (1, 3, 8, 3), (2, 4, 16, 6), (1, 2, 8, 16)]
 
@@ -342,26 +344,46 @@ def batch_independent(cand, ref, rng):
                                f"must not see each other")
 
 
+def _scale_problem(rng, T, D, H):
+    """One sequence whose per-head scores are known whatever the head layout: W_q and W_k are a constant times a
+    matrix of ones (symmetric, so x @ W.T gives the same), every feature of q (and of k) at a position is the same
+    number, and each head's raw score q_t . k_s is d_head * a_t * b_s."""
+    dh = D // H
+    x = rng.normal(size=(1, T, D))
+    total = x.sum(axis=-1)[0]
+    raw = dh * np.outer(total, total)
+    g = np.sqrt(3.0 * np.sqrt(dh) / np.abs(raw).max())  # scores / sqrt(d_head) reach about 3 in size
+    W_q = np.repeat(np.full((D, 1), g), D, axis=1)
+    W_k = np.repeat(np.full((D, 1), g), D, axis=1)
+    Ws = (W_q, W_k, rng.normal(size=(D, D)) / np.sqrt(D), rng.normal(size=(D, D)) / np.sqrt(D))
+    return x, Ws, raw * g * g
+
+
 @invariant("scale", "scores are divided by sqrt(d_head), not sqrt(d_model)")
 def scale(cand, ref, rng):
-    for B, T, D, H in SCALE_CASES:
+    for T, D, H in SCALE_CASES:
         dh = D // H
-        x, Ws = _problem(rng, B, T, D, scale=1.5)
-        _, w, where = _mha(cand, x, Ws, H)
-        want = ref.causal_mha(x, *Ws, H)[1]
-        idx = worst_entry(w, want, 1e-6, 1e-9)
-        if idx is None:
-            continue
+        x, Ws, raw = _scale_problem(rng, T, D, H)
+        where = _where(x, H)
+        out = _call(cand, "causal_mha", where, x, *Ws, H)
+        w = as_float(unpack(out, 2, "causal_mha")[1], f"weights for {where}")
+        if w.ndim < 2 or w.shape[-2:] != (T, T):
+            raise Fail(f"weights for {where} have shape {shape_of(w)}, expected (1, {H}, {T}, {T}); the scale "
+                       f"cannot be judged until they have one row of {T} keys per query")
+        with np.errstate(all="ignore"):
+            c = softmax_divisor(w, raw)
         right = f"sqrt(d_head) = sqrt({dh}) = {fmt(np.sqrt(dh))}"
+        if c is None:
+            raise Fail(f"weights for {where} {divisor_unreadable(w)}, so the scale cannot be judged on its own; "
+                       f"fix the other failed checks first (the scores are to be divided by {right})")
+        if np.isclose(c, np.sqrt(dh), rtol=1e-4, atol=0.0):
+            continue
         for name, s in ((f"sqrt(d_model) = sqrt({D})", np.sqrt(D)), (f"d_head = {dh}", float(dh)),
                         (f"d_model = {D}", float(D)), ("1 (no scaling)", 1.0)):
-            # Dividing the scores by s is the same as multiplying W_q by sqrt(d_head) / s.
-            alt = ref.causal_mha(x, Ws[0] * (np.sqrt(dh) / s), *Ws[1:], H)[1]
-            if worst_entry(w, alt, 1e-6, 1e-9) is None:
-                raise Fail(f"weights for {where} are what scores divided by {name} give; divide by {right}: "
-                           f"each head's dot products run over d_head features")
-        raise Fail(f"weights[{_idx(idx)}] for {where} is {fmt(w[idx])}, expected {fmt(want[idx])} with the "
-                   f"scores divided by {right}")
+            if np.isclose(c, s, rtol=1e-4, atol=0.0):
+                raise Fail(f"weights for {where} are softmax(q k^T / c) with c = {name}; divide the scores by "
+                           f"{right}: each head's dot products run over d_head features")
+        raise Fail(f"weights for {where} are softmax(q k^T / c) with c = {fmt(c)}; divide the scores by {right}")
 
 
 @invariant("single-head", "with n_heads=1, causal_mha is single-head causal attention")

@@ -3,8 +3,10 @@
 import numpy as np
 
 from attnprep.grading import (
+    Broke,
     Fail,
     as_float,
+    attempt,
     check_close,
     check_finite,
     check_shape,
@@ -15,6 +17,7 @@ from attnprep.grading import (
     mistake,
     rng_spec,
     shape_of,
+    worst_entry,
 )
 from attnprep.wire import Unsupported
 
@@ -351,32 +354,86 @@ def reproducible(cand, ref, rng):
                    f"not a generator with a fixed seed")
 
 
+def _readable(x):
+    return not isinstance(x, Broke)
+
+
+def _judge_probs(cand, ref, logits, moderate, kw, name, shift=None, rtol=1e-6, atol=1e-9):
+    """Fail only on numerical evidence that sampling_probs breaks down on the large `logits`.
+
+    `moderate` has the same shape and the same settings. With shift set, logits = moderate + shift, and
+    adding one constant to every logit changes no probability (nor what any filter keeps), so the candidate
+    is held to its own output on `moderate`. The reference is the yardstick only for a candidate that matches
+    it on `moderate`: any other difference is the business of the other invariants.
+    """
+    got_mod = attempt(lambda: _probs(cand, moderate, what="logits", **kw)[0])
+    if not _readable(got_mod) or not np.isfinite(got_mod).all():
+        return  # a crash or a nan at moderate logits is another bug, not overflow
+    what = "float32 logits" if logits.dtype == np.float32 else "logits"
+    label = f"{_label('sampling_probs', logits, kw, what)} with {name}"
+    got = attempt(lambda: _probs(cand, logits, what=what, **kw)[0])
+    if isinstance(got, Broke) and got.raised:
+        raise Fail(f"{label} raised {got.text}, although the same call on moderate logits works: the size of "
+                   "the logits breaks it (subtract the maximum of logits / temperature before np.exp)")
+    if not _readable(got):
+        return
+    if not np.isfinite(got).all():
+        i = int(np.flatnonzero(~np.isfinite(got))[0])
+        raise Fail(f"{label}: probability {i} is {fmt(got[i])}, although moderate logits with the same settings "
+                   "give finite probabilities: exp overflows (inf / inf = nan) or every exp underflows (0/0); "
+                   "subtract the maximum of logits / temperature before np.exp")
+    if shift is not None and not np.allclose(got, got_mod, rtol=rtol, atol=atol):
+        (i,) = worst_entry(got, got_mod, rtol, atol)
+        raise Fail(f"{label}: probability {i} is {fmt(got[i])}, but the same logits lowered by {fmt(shift)} give "
+                   f"{fmt(got_mod[i])}; adding a constant to every logit changes no probability, so precision "
+                   "is lost at this magnitude (subtract the maximum of logits / temperature, work in float64)")
+    want_mod = ref.sampling_probs(moderate.astype(np.float64), **kw)
+    if np.allclose(got_mod, want_mod, rtol=rtol, atol=atol):
+        check_close(got, ref.sampling_probs(logits.astype(np.float64), **kw), label, rtol=rtol, atol=atol,
+                    context="moderate logits with the same settings come out right, so precision or range is lost "
+                            "at this magnitude: subtract the maximum of logits / temperature before np.exp")
+
+
 @invariant("stable", "no overflow at logits near 1e4, at temperature 0.01 or in float32")
 def stable(cand, ref, rng):
-    cases = [("logits near 1e4", 1e4 + rng.normal(scale=3.0, size=8), {"temperature": 1.0}),
-             ("logits near -1e4", -1e4 + rng.normal(scale=3.0, size=8), {"temperature": 0.5, "top_k": 5}),
-             ("temperature 0.01", rng.normal(scale=2.0, size=8), {"temperature": 0.01}),
-             ("logits near 1e4 at temperature 0.01", 1e4 + rng.normal(scale=2.0, size=10),
-              {"temperature": 0.01, "top_k": 3})]
-    logits = 1e4 + rng.normal(scale=2.0, size=9)
-    cases.append(("logits near 1e4 with top_p", logits,
-                  {"temperature": 1.0, "top_p": _safe_top_p(rng, ref, logits, 0.6, 0.9)}))
-    for name, logits, kw in cases:
-        out, label = _probs(cand, logits, **kw)
-        check_finite(out, label, f"{name}: subtract the maximum before exp")
-        check_close(out, ref.sampling_probs(logits, **kw), label, context=name)
-    logits32 = (80.0 + rng.normal(scale=10.0, size=7)).astype(np.float32)
-    out, label = _probs(cand, logits32, what="float32 logits", temperature=1.0)
-    check_finite(out, label, "float32 exp overflows past 88: subtract the maximum")
-    check_close(out, ref.sampling_probs(logits32.astype(np.float64)), label, rtol=1e-4, atol=1e-6)
-    logits = 1e4 + rng.normal(scale=2.0, size=8)
-    probs = ref.sampling_probs(logits, 0.01)
+    base = rng.normal(scale=3.0, size=8)
+    _judge_probs(cand, ref, base + 1e4, base, {"temperature": 1.0}, "logits near 1e4", shift=1e4)
+    base = rng.normal(scale=3.0, size=8)
+    _judge_probs(cand, ref, base - 1e4, base, {"temperature": 0.5, "top_k": 5}, "logits near -1e4", shift=-1e4)
+    # temperature 0.01 multiplies the logits by 100; the moderate problem has logits 100 times smaller
+    _judge_probs(cand, ref, rng.normal(scale=2.0, size=8), rng.normal(scale=0.02, size=8), {"temperature": 0.01},
+                 "temperature 0.01 (logits / temperature near +-600)")
+    base = rng.normal(scale=0.5, size=10)
+    _judge_probs(cand, ref, base + 1e4, base, {"temperature": 0.01, "top_k": 3},
+                 "logits near 1e4 at temperature 0.01", shift=1e4)
+    base = rng.normal(scale=2.0, size=9)
+    kw = {"temperature": 1.0, "top_p": _safe_top_p(rng, ref, base, 0.6, 0.9)}
+    _judge_probs(cand, ref, base + 1e4, base, kw, "logits near 1e4 with top_p", shift=1e4)
+    base32 = rng.normal(scale=10.0, size=7).astype(np.float32)
+    _judge_probs(cand, ref, base32 + np.float32(80.0), base32, {"temperature": 1.0},
+                 "values near 80 (float32 exp overflows past 88)", shift=80.0, rtol=1e-4, atol=1e-6)
+    # sample: the same draw on logits near 1e4 as on the same logits near 0 (nothing but their size differs)
+    base = rng.normal(scale=2.0, size=8)
+    probs = ref.sampling_probs(base, 0.01)
     seed = int(rng.integers(2**31))
+
+    def draw(logits):
+        label = _label("sample", logits, {"temperature": 0.01}) + f" with rng=np.random.default_rng({seed})"
+        return _token(cand.sample(logits, temperature=0.01, rng=rng_spec(seed)), len(logits), label), label
+
+    moderate = attempt(draw, base)
+    if not _readable(moderate) or probs[moderate[0]] == 0:
+        return  # no token id, or a token of probability 0 at moderate logits: another bug
+    logits = base + 1e4
+    got = attempt(draw, logits)
     label = _label("sample", logits, {"temperature": 0.01}) + f" with rng=np.random.default_rng({seed})"
-    token = _token(cand.sample(logits, temperature=0.01, rng=rng_spec(seed)), len(logits), label)
-    if probs[token] == 0:
-        raise Fail(f"{label} drew token {token}, whose probability is 0 ({fmt(logits[token])} is far below the "
-                   f"largest logit {fmt(logits.max())})")
+    if isinstance(got, Broke) and got.raised:
+        raise Fail(f"{label} raised {got.text}, although the same logits lowered by 1e4 work: the size of the "
+                   "logits breaks it (subtract the maximum of logits / temperature before np.exp)")
+    if _readable(got) and probs[got[0]] == 0:
+        raise Fail(f"{label} drew token {got[0]}, whose probability is 0 ({fmt(logits[got[0]])} is far below the "
+                   f"largest logit {fmt(logits.max())} at temperature 0.01), although the same logits lowered by "
+                   "1e4 give a possible token: subtract the maximum of logits / temperature before np.exp")
 
 
 @invariant("bad-input", "ValueError for temperature < 0, top_k < 1 and top_p outside (0, 1]")

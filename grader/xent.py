@@ -3,8 +3,10 @@
 import numpy as np
 
 from attnprep.grading import (
+    Broke,
     Fail,
     as_float,
+    attempt,
     check_unchanged,
     expect_raises,
     fmt,
@@ -105,21 +107,56 @@ def confident(cand, ref, rng):
                               f"little over {fmt(margin)}, finite")
 
 
+def _value(cand, logits, targets):
+    return attempt(lambda: _loss(cand, logits, targets)[0])
+
+
+def _same(a, b):
+    return isinstance(a, float) and isinstance(b, float) and bool(np.isclose(a, b, rtol=1e-6, atol=1e-9))
+
+
 @invariant("stable", "no overflow for logits near +-1e4 or rows at very different scales")
 def stable(cand, ref, rng):
+    # Each case is a moderate batch plus one large constant per row. The true loss does not change under
+    # such a shift, so the candidate is held to its own value on the moderate batch, but only when it also
+    # keeps that value under a small shift of the same kind (a candidate that is not shift-invariant at all
+    # is the business of `shift-invariant`); and held to the reference only when it matches it on the
+    # moderate batch. A loss that is not finite at large logits but finite at moderate ones always fails.
     n, vocab = 4, 6
+    small = np.array([0.5, -4.0, 6.0, 2.0])
     cases = {
-        "logits near +1e4": 1e4 + rng.normal(scale=3.0, size=(n, vocab)),
-        "logits near -1e4": -1e4 + rng.normal(scale=3.0, size=(n, vocab)),
-        "rows at scales 0, +1e4, -1e4 and 500": rng.normal(size=(n, vocab))
-        + np.array([[0.0], [1e4], [-1e4], [500.0]]),
-        "one row at +1e4, the rest near 0": np.vstack([1e4 + rng.normal(size=(1, vocab)),
-                                                        rng.normal(size=(n - 1, vocab))]),
+        "logits near +1e4": np.full(n, 1e4),
+        "logits near -1e4": np.full(n, -1e4),
+        "rows at scales 0, +1e4, -1e4 and 500": np.array([0.0, 1e4, -1e4, 500.0]),
+        "one row at +1e4, the rest near 0": np.array([1e4, 0.0, 0.0, 0.0]),
     }
-    for name, logits in cases.items():
+    for name, offsets in cases.items():
+        base = rng.normal(scale=3.0, size=(n, vocab))
         targets = _targets(rng, n, vocab)
-        got, label = _loss(cand, logits, targets)
-        _close(got, ref.cross_entropy(logits, targets), label, context=name)
+        moderate = _value(cand, base, targets)
+        if not isinstance(moderate, float) or not np.isfinite(moderate):
+            continue  # a crash or inf/nan on moderate logits is another bug, not overflow
+        logits = base + offsets[:, None]
+        got = _value(cand, logits, targets)
+        label = _label(logits, targets)
+        if isinstance(got, Broke) and got.raised:
+            raise Fail(f"{label} with {name} raised {got.text}, although the same logits without the large offsets "
+                       "work: exp overflows; subtract each row's own maximum before np.exp and add it back after "
+                       "the log")
+        if isinstance(got, Broke):
+            continue
+        if not np.isfinite(got):
+            raise Fail(f"{label} with {name} is {fmt(got)}, although the same logits without the large "
+                       f"offsets give {fmt(moderate)}: exp overflows or a row's sum of exps underflows to 0 "
+                       "(log(0)); subtract each row's own maximum before np.exp and add it back after the log")
+        if _same(_value(cand, base + small[:, None], targets), moderate) and not _same(got, moderate):
+            raise Fail(f"{label} with {name} is {got:.10g}, but the same logits without the large offsets "
+                       f"give {moderate:.10g}; a constant added to a row does not change the loss, so precision "
+                       "is lost at this magnitude (subtract each row's maximum, compute in float64)")
+        if _same(moderate, ref.cross_entropy(base, targets)):
+            _close(got, ref.cross_entropy(logits, targets), label,
+                   context=f"{name}; moderate logits of this shape come out right, so precision is lost at this "
+                           "magnitude (subtract each row's maximum, compute in float64)")
 
 
 @invariant("shift-invariant", "adding a constant to every logit of a row changes nothing")

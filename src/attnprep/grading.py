@@ -10,7 +10,7 @@ candidate breaks the invariant.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -39,6 +39,35 @@ class CandidateError(Exception):
     @property
     def not_implemented(self) -> bool:
         return self.is_a("NotImplementedError")
+
+    @property
+    def described(self) -> str:
+        """`Type: message (line N)`, for a check's own sentence about the failure."""
+        return f"{self.type_name}{': ' + self.text if self.text else ''}{f' (line {self.line})' if self.line else ''}"
+
+
+class Broke(NamedTuple):
+    """A call that gave no usable result, kept as a value by `attempt`."""
+
+    text: str  # what went wrong: the exception raised, or why the result could not be read
+    raised: bool  # the candidate raised; else it returned something a check could not read (a Fail)
+
+
+def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """fn(*args, **kwargs), or a Broke when the candidate raised or its result could not be read.
+
+    For checks that judge one property only, such as `stable`: a crash or a malformed result on ordinary
+    inputs is what the other invariants report. NotImplementedError still propagates, so a stub reads
+    "not implemented yet" everywhere.
+    """
+    try:
+        return fn(*args, **kwargs)
+    except CandidateError as err:
+        if err.not_implemented:
+            raise
+        return Broke(err.described, raised=True)
+    except Fail as exc:
+        return Broke(str(exc), raised=False)
 
 
 class CandidateCrash(Exception):
@@ -250,6 +279,34 @@ def softmax_divisor(weights: np.ndarray, scores: np.ndarray, *, rtol: float = 1e
     if not found or max(found) - min(found) > rtol * max(found):
         return None
     return float(np.median(found))
+
+
+def divisor_unreadable(weights: np.ndarray) -> str:
+    """Why softmax_divisor found no divisor, as the end of a sentence that starts with the weights."""
+    with np.errstate(all="ignore"):
+        weighted = (np.isfinite(weights) & (weights > 1e-200)).sum(axis=-1)
+    if (weighted >= 3).any():
+        return ("are not softmax(q k^T / c) over the keys for any single number c: the weights of the keys a row "
+                "attends to do not follow the scores")
+    return "give no query row weight on three or more keys, which it takes to read the divisor"
+
+
+def row_shift_problem(rng: np.random.Generator, t: int, d_k: int, d_v: int,
+                      along: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """q, k, v with scores of about 1, and a unit vector u: q[i] has the component along[i] on u, every key none.
+
+    Adding m * u to every key then adds m * along[i] to every score q[i] . k[j] of row i, which attention must
+    ignore (a softmax does not change when a whole row of scores moves by one number): a `stable` check can hold
+    the candidate to its own result at ordinary scores, whatever else it gets wrong. Adding it to one key alone
+    raises only that key's scores.
+    """
+    u = rng.normal(size=d_k)
+    u /= np.linalg.norm(u)
+    q = rng.normal(size=(t, d_k))
+    q += (np.asarray(along, dtype=np.float64) - q @ u)[:, None] * u
+    k = rng.normal(size=(t, d_k))
+    k -= (k @ u)[:, None] * u
+    return q, k, rng.normal(size=(t, d_v)), u
 
 
 def check_finite(arr: np.ndarray, what: str, context: str = "") -> None:

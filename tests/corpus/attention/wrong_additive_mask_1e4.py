@@ -2,6 +2,7 @@
 # expect: fail mask
 # mistake: subtracts 1e4 from the blocked scores; a blocked key scoring 1e4 above the others still gets weight
 # diagnosis: mask-fill-too-small
+# must-pass: stable scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail permutation-equivariant
 # mistake: falls back to a causal mask when no mask is given, so position matters without a mask
 # diagnosis: causal-by-default
+# must-pass: stable scale
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail matches-reference
 # mistake: casts q, k and v to float32 to save memory, losing the sixth significant digit
+# must-pass: scale
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail input-unchanged
 # mistake: folds the scale into q in place, shrinking the caller's queries on every call
+# must-pass: stable scale
 import numpy as np
 
 

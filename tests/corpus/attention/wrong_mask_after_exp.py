@@ -2,6 +2,7 @@
 # expect: fail stable
 # mistake: multiplies exp(scores - row max) by the open keys; the max includes blocked keys, so a dominant blocked key underflows the row to 0/0
 # diagnosis: mask-after-exp
+# must-pass: scale
 import numpy as np
 
 

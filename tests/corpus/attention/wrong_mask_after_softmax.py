@@ -2,6 +2,7 @@
 # expect: fail mask
 # mistake: zeroes the blocked weights after the softmax without renormalising
 # diagnosis: mask-after-softmax
+# must-pass: stable scale
 import numpy as np
 
 

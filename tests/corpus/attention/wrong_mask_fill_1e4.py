@@ -2,6 +2,7 @@
 # expect: fail mask
 # mistake: fills blocked scores with -1e4 (a half-precision habit); next to scores near -1e4 the blocked keys get weight
 # diagnosis: mask-fill-too-small
+# must-pass: stable scale
 import numpy as np
 
 

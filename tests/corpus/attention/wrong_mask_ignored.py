@@ -2,6 +2,7 @@
 # expect: fail mask
 # mistake: accepts a mask but never applies it
 # diagnosis: mask-ignored
+# must-pass: stable scale
 import numpy as np
 
 

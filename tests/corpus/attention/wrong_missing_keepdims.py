@@ -2,6 +2,7 @@
 # expect: fail cross-attention matches-reference
 # mistake: row max and row sum without keepdims: they broadcast over the wrong axis when T_q == T_k and fail otherwise
 # diagnosis: missing-keepdims
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail stable
 # mistake: exponentiates the raw scores, which overflows near 1e4
 # diagnosis: no-max-subtraction
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail shape batch-dims
 # mistake: np.dot instead of @; on 3-D and 4-D arrays np.dot is not a batched matrix product
 # diagnosis: np-dot-not-batched
+# must-pass: stable scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail scale
 # mistake: scales by sqrt of the value width d_v instead of the key width d_k
 # diagnosis: scale-by-d-v
+# must-pass: stable
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail scale cross-attention
 # mistake: reads d_k as k.shape[-2], the number of keys, so the scores are divided by sqrt(T_k)
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail batch-dims
 # mistake: softmax written with axis=1, which is the key axis only for 2-D inputs
 # diagnosis: softmax-wrong-axis
+# must-pass: stable scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail sum-to-one matches-reference
 # mistake: normalises the weights over the queries (axis -2) instead of over the keys
 # diagnosis: softmax-over-queries
+# must-pass: stable scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail batch-dims
 # mistake: uses k.T, which reverses every axis of a batched k instead of swapping the last two
 # diagnosis: transpose-all-axes
+# must-pass: stable scale
 import numpy as np
 
 

@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail norm
+# must-pass: stable scale
 # mistake: adds eps after the square root instead of inside it
 # diagnosis: eps-outside-sqrt
 import numpy as np

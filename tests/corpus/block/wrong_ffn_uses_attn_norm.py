@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail norm
+# must-pass: stable scale
 # mistake: normalises the feed-forward input with attn_norm instead of its own ffn_norm
 import numpy as np
 

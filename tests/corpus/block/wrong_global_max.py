@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail stable
+# must-pass: scale
 # mistake: subtracts one maximum of the whole score array, so sequences with small scores underflow to 0/0
 # diagnosis: global-max
 import numpy as np

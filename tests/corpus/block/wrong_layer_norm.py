@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail norm
+# must-pass: stable scale
 # mistake: subtracts the mean and divides by the standard deviation (LayerNorm) instead of the RMS
 # diagnosis: rms-norm-centres
 import numpy as np

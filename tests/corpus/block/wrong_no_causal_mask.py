@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail prefix
+# must-pass: stable scale
 # mistake: never masks the future: every position attends to the whole sequence
 # diagnosis: no-causal-mask
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail stable
+# must-pass: scale
 # mistake: never subtracts the row maximum of the attention scores before np.exp; fine until W_q, W_k make scores large
 # diagnosis: no-max-subtraction
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail scale
+# must-pass: stable
 # mistake: forgets to divide the scores by sqrt(d_head)
 # diagnosis: no-scale
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail norm
+# must-pass: stable scale
 # mistake: normalises but never multiplies by the learned norm weights
 # diagnosis: rms-norm-forgets-weight
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail gate
+# must-pass: stable scale
 # mistake: uses ReLU as the gate activation instead of silu
 # diagnosis: relu-gate
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail input-unchanged
+# must-pass: stable scale
 # mistake: adds the branch outputs with += into the caller's x
 # diagnosis: residual-added-in-place
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail batch-independent prefix
+# must-pass: stable scale
 # mistake: takes the mean of x**2 without axis=-1, one RMS for the whole batch and sequence
 # diagnosis: rms-norm-whole-array
 import numpy as np

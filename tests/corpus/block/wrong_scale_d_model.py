@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail scale
+# must-pass: stable
 # mistake: divides the scores by sqrt(d_model) instead of sqrt(d_head)
 # diagnosis: scale-by-d-model
 import numpy as np

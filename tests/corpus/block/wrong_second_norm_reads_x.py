@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail matches-reference
+# must-pass: stable scale
 # mistake: feeds rms_norm(x) instead of rms_norm(h) into the feed-forward
 # diagnosis: ffn-reads-x
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: block
 # expect: fail stable
+# must-pass: scale
 # mistake: writes silu(a) as a * exp(a) / (1 + exp(a)), which is inf / inf = nan for gate pre-activations past 709
 # diagnosis: silu-overflow
 import numpy as np

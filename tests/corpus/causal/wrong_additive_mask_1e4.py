@@ -2,6 +2,7 @@
 # expect: fail upper-triangle-zero
 # mistake: adds -1e4 to the future scores (a half-precision habit); a future key scoring 1e4 above the past still wins
 # diagnosis: mask-fill-too-small
+# must-pass: stable scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail mask matches-reference
 # mistake: builds the allowed set with np.tril(k=-1), so inside attention the diagonal is masked too
 # diagnosis: mask-includes-diagonal
+# must-pass: stable scale
 import numpy as np
 
 

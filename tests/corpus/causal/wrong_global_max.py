@@ -2,6 +2,7 @@
 # expect: fail stable
 # mistake: subtracts one global maximum instead of each row's, so a row far below it underflows to 0/0
 # diagnosis: global-max
+# must-pass: scale
 import numpy as np
 
 

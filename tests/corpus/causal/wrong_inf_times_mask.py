@@ -2,6 +2,7 @@
 # expect: fail mask sum-to-one upper-triangle-zero
 # mistake: builds an additive mask as mask * -inf, but 0 * -inf is nan, so every allowed score becomes nan too
 # diagnosis: mask-times-inf
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail stable
 # mistake: masks after exp; the row max includes the future, so a dominant future key underflows the rest to 0/0
 # diagnosis: mask-after-exp
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail upper-triangle-zero
 # mistake: fills the future with -1e4 (a half-precision habit) instead of -inf; next to scores near -1e4 it leaks
 # diagnosis: mask-fill-too-small
+# must-pass: stable scale
 import numpy as np
 
 

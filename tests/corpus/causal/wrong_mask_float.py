@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail mask
 # mistake: causal_mask returns a float 0/1 matrix instead of dtype bool
+# must-pass: stable scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail shape scale
 # mistake: unpacks q.shape in the wrong order, so the mask is sized (d_k, d_k) and the scale uses T
 # diagnosis: mask-from-d-k
+# must-pass: stable
 import numpy as np
 
 

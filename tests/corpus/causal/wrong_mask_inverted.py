@@ -2,6 +2,7 @@
 # expect: fail mask
 # mistake: causal_mask marks the allowed positions True, the opposite of the contract's convention
 # diagnosis: mask-inverted
+# must-pass: stable scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail mask upper-triangle-zero prefix
 # mistake: blocks the past (below the diagonal) instead of the future
 # diagnosis: mask-blocks-past
+# must-pass: stable scale
 import numpy as np
 
 

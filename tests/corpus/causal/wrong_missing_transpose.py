@@ -2,6 +2,7 @@
 # expect: fail shape matches-reference
 # mistake: q @ k without the transpose; it only runs when T == d_k, and then gives the wrong scores
 # diagnosis: missing-transpose
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail stable
 # mistake: no max subtraction before exp, so scores near 1e4 overflow (and near -1e4 give 0/0)
 # diagnosis: no-max-subtraction
+# must-pass: scale
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail prefix matches-reference
 # mistake: computes out from the unmasked softmax and masks only the weights it returns, so out sees the future
+# must-pass: stable scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail shape
 # mistake: allocates out with np.zeros_like(q), which only has the right width when d_v == d_k
 # diagnosis: out-like-q
+# must-pass: stable
 import numpy as np
 
 

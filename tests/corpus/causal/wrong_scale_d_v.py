@@ -2,6 +2,7 @@
 # expect: fail scale matches-reference
 # mistake: scales by sqrt of the value width d_v, which only agrees when d_v == d_k
 # diagnosis: scale-by-d-v
+# must-pass: stable
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail input-unchanged
 # mistake: scales q in place with /=, changing the caller's array
+# must-pass: stable scale
 import numpy as np
 
 

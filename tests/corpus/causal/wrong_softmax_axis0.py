@@ -2,6 +2,7 @@
 # expect: fail sum-to-one matches-reference
 # mistake: normalises over axis 0 (the queries) instead of the last axis (the keys)
 # diagnosis: softmax-over-queries
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail upper-triangle-zero matches-reference
 # mistake: returns the softmax of the unmasked scores; only out uses the masked weights
 # diagnosis: weights-before-mask
+# must-pass: stable scale
 import numpy as np
 
 

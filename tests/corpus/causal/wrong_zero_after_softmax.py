@@ -2,6 +2,7 @@
 # expect: fail sum-to-one matches-reference
 # mistake: zeroes the future after the softmax without renormalising the rows
 # diagnosis: mask-after-softmax
+# must-pass: stable scale
 import numpy as np
 
 

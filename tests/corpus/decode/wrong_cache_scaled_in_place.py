@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail input-unchanged cache-content
+# must-pass: stable
 # mistake: folds 1/sqrt(d_head) into the cached keys with *=, writing into the caller's cache
 # diagnosis: cached-keys-prescaled
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail matches-full
+# must-pass: stable
 # mistake: applies a (1, t+1) causal mask as if the new query were position 0, hiding every cached position but the first
 # diagnosis: mask-from-position-0
 import numpy as np

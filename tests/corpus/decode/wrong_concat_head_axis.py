@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail cache-shape
+# must-pass: stable
 # mistake: appends the new key and value along axis 1 (the heads) instead of axis 2 (the positions)
 # diagnosis: cache-grows-wrong-axis
 import numpy as np

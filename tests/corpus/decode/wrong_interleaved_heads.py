@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail cache-content matches-full
+# must-pass: stable
 # mistake: splits features into heads as (d_head, n_heads), so head h gets every n_heads-th feature
 # diagnosis: heads-interleaved
 import numpy as np

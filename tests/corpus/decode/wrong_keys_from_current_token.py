@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail cache-content matches-full
+# must-pass: stable
 # mistake: recomputes the whole cache from x_t alone, so every position holds the current token
 # diagnosis: cache-rebuilt-from-current-token
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail first-step
+# must-pass: stable
 # mistake: masks the new position itself, so the token attends only to the cache (and to nothing on the first step)
 # diagnosis: mask-includes-diagonal
 import numpy as np

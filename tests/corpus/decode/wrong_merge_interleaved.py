@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail first-step matches-full
+# must-pass: stable
 # mistake: merges the heads back as (d_head, n_heads) with a transpose, interleaving them; the cache itself is right
 import numpy as np
 

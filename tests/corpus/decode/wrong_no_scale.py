@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail matches-full
+# must-pass: stable
 # mistake: never divides the scores by sqrt(d_head)
 # diagnosis: no-scale
 import numpy as np

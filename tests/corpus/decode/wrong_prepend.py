@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail cache-content
+# must-pass: stable
 # mistake: puts the new key and value in front of the cache instead of after it
 # diagnosis: new-position-prepended
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail cache-shape
+# must-pass: stable
 # mistake: stores the keys pre-transposed as (B, n_heads, d_head, t) and grows the last axis
 # diagnosis: keys-stored-transposed
 import numpy as np

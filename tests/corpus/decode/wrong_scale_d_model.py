@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail matches-full
+# must-pass: stable
 # mistake: scales the scores by sqrt(d_model) instead of sqrt(d_head)
 # diagnosis: scale-by-d-model
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail input-unchanged
+# must-pass: stable
 # mistake: folds 1/sqrt(d_head) into W_q in place, so the caller's weights shrink on every call
 # diagnosis: weights-scaled-in-place
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail first-step cache-shape
+# must-pass: stable
 # mistake: starts from a cache holding one zero position instead of an empty one
 # diagnosis: zero-initial-cache
 import numpy as np

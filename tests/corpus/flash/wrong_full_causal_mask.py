@@ -1,5 +1,6 @@
 # attnprep: flash
 # expect: fail memory
+# must-pass: stable scale
 # mistake: builds the whole (T, T) causal bias matrix once and slices a tile of it per step: tiled scores, untiled mask
 import numpy as np
 

@@ -1,5 +1,6 @@
 # attnprep: flash
 # expect: fail memory
+# must-pass: stable scale
 # mistake: forms the whole (T, T) score matrix and applies an ordinary softmax: exact, but not tiled
 import numpy as np
 

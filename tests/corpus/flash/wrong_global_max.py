@@ -1,5 +1,6 @@
 # attnprep: flash
 # expect: fail stable
+# must-pass: scale
 # mistake: one maximum of the whole tile (s.max() without axis) instead of one per query row
 # diagnosis: global-max
 import numpy as np

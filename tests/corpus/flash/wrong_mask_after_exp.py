@@ -1,5 +1,6 @@
 # attnprep: flash
 # expect: fail stable
+# must-pass: scale
 # mistake: takes the running max over the unmasked tile, then zeroes the future exp(), so a future score sets the max
 # diagnosis: max-before-mask
 import numpy as np

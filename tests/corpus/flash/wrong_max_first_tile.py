@@ -1,5 +1,6 @@
 # attnprep: flash
 # expect: fail stable
+# must-pass: scale
 # mistake: takes the max from the first key tile only and never updates it; exact until a later tile's scores overflow
 # diagnosis: flash-max-not-updated
 import numpy as np

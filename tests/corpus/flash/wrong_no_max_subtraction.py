@@ -1,5 +1,6 @@
 # attnprep: flash
 # expect: fail stable
+# must-pass: scale
 # mistake: no running maximum at all: sums exp(score) tile by tile, which overflows at scores near 1e4
 # diagnosis: no-max-subtraction
 import numpy as np

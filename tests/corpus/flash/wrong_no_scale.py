@@ -1,5 +1,6 @@
 # attnprep: flash
 # expect: fail matches-reference
+# must-pass: stable
 # mistake: forgets the 1/sqrt(d) scale of the scores
 # diagnosis: no-scale
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: flash
 # expect: fail input-unchanged
+# must-pass: stable scale
 # mistake: scales q in place once up front, rewriting the caller's queries
 import numpy as np
 

@@ -2,6 +2,7 @@
 # expect: fail stable
 # mistake: subtracts one maximum of the whole score array, so rows far below it underflow to 0/0
 # diagnosis: global-max
+# must-pass: scale
 import numpy as np
 
 

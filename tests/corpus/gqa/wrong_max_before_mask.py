@@ -2,6 +2,7 @@
 # expect: fail stable
 # mistake: takes the row maximum before masking, so a large future score sends every visible exp() to 0: 0/0
 # diagnosis: max-before-mask
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail group-mapping matches-reference
 # mistake: query head h reads KV head h % n_kv_heads instead of h // (n_heads // n_kv_heads)
 # diagnosis: kv-head-modulo
+# must-pass: stable scale
 import numpy as np
 
 

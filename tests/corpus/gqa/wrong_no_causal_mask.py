@@ -2,6 +2,7 @@
 # expect: fail prefix equals-mha mqa matches-reference
 # mistake: forgets the causal mask, so every position attends to the future too
 # diagnosis: no-causal-mask
+# must-pass: stable scale
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: gqa
 # expect: fail bad-input
 # mistake: never checks that n_heads is a multiple of n_kv_heads, so bad head counts fail by accident or not at all
+# must-pass: stable scale
 import numpy as np
 
 

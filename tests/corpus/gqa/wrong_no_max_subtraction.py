@@ -2,6 +2,7 @@
 # expect: fail stable
 # mistake: never subtracts the row maximum before np.exp, so scores of thousands overflow to inf/inf
 # diagnosis: no-max-subtraction
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail equals-mha prefix matches-reference
 # mistake: reshapes (B, T, H*hd) straight to (B, H, T, hd) without the transpose, mixing tokens across heads
 # diagnosis: split-without-transpose
+# must-pass: stable
 import numpy as np
 
 

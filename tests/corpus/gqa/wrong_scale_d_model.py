@@ -2,6 +2,7 @@
 # expect: fail scale equals-mha matches-reference
 # mistake: scales the scores by sqrt(d_model) instead of sqrt(hd), the size of one head
 # diagnosis: scale-by-d-model
+# must-pass: stable
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: gqa
 # expect: fail input-unchanged
 # mistake: folds 1/sqrt(hd) into W_q in place, so the caller's W_q shrinks on every call
+# must-pass: stable scale
 import numpy as np
 
 

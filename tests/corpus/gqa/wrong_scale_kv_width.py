@@ -1,6 +1,7 @@
 # attnprep: gqa
 # expect: fail scale
 # mistake: takes d_k from the projected keys before the split, (x @ W_k).shape[-1] = n_kv_heads * hd, not hd
+# must-pass: stable
 import numpy as np
 
 

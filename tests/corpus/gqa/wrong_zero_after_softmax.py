@@ -1,6 +1,7 @@
 # attnprep: gqa
 # expect: fail prefix equals-mha
 # mistake: softmax over all keys, then zeroes the future weights with a tril multiply without renormalising
+# must-pass: stable scale
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail bad-input
 # mistake: checks divisibility with assert, which raises AssertionError (and vanishes under python -O), not ValueError
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail batch-independent shape
 # mistake: works on x[0] only (written for one sequence), so every batch element after the first is dropped
 # diagnosis: batch-of-one
+# must-pass: scale
 import numpy as np
 
 

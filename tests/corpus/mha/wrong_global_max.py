@@ -2,6 +2,7 @@
 # expect: fail matches-reference
 # mistake: subtracts one maximum of all the scores of every batch element and head, so rows far below it underflow to 0/0
 # diagnosis: global-max
+# must-pass: scale
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail shape
 # mistake: returns the weights averaged over the heads, (B, T, T), like PyTorch's MultiheadAttention default
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail sum-to-one
 # mistake: zeroes the future after the softmax and does not renormalise, so rows sum to less than one
 # diagnosis: mask-after-softmax
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail upper-triangle-zero
 # mistake: a -1e9 mask that also covers the diagonal: no nan, but no position attends to itself
 # diagnosis: mask-includes-diagonal
+# must-pass: scale
 import numpy as np
 
 

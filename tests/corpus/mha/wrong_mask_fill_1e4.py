@@ -2,6 +2,7 @@
 # expect: fail upper-triangle-zero
 # mistake: fills the future with -1e4 (a half-precision habit); next to scores near -1e4 the future gets weight
 # diagnosis: mask-fill-too-small
+# must-pass: scale
 import numpy as np
 
 

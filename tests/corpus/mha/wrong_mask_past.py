@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail upper-triangle-zero prefix
 # mistake: masks with np.tril(k=-1), blocking the past instead of the future
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail merge-layout round-trip matches-reference
 # mistake: splits correctly but merges with a bare reshape, gluing positions of one head together
 # diagnosis: merge-without-transpose
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail matches-reference
 # mistake: exponentiates the raw scores; scores near 1e4 overflow to inf and the weights become nan
 # diagnosis: no-max-subtraction
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail batch-independent
 # mistake: flattens B and T together, then reads the rows back as (T, B, ...) (PyTorch's sequence-first habit), mixing batches
 # diagnosis: batch-mixed-by-reshape
+# must-pass: scale
 import numpy as np
 
 

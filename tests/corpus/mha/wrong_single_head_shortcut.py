@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail single-head shape
 # mistake: special-cases n_heads == 1 as plain attention and returns weights without the head axis
+# must-pass: scale
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail distinct
 # mistake: takes the argmax k times without removing the expert already chosen
 # diagnosis: top-expert-repeated
+# must-pass: stable
 import numpy as np
 
 

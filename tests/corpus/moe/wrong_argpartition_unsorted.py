@@ -2,6 +2,7 @@
 # expect: fail order
 # mistake: uses np.argpartition to find the top k but never sorts them
 # diagnosis: top-k-unsorted
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail order
 # mistake: takes the last k columns of an ascending argsort: the right experts, lowest first
 # diagnosis: ascending-order
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail gates-sum-to-one
 # mistake: takes the gates from the softmax over all E experts instead of renormalising over the k chosen
 # diagnosis: gates-over-all-experts
+# must-pass: stable
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail gates-sum-to-one
 # mistake: gates each chosen expert with a sigmoid of its logit instead of a softmax over the k chosen logits
+# must-pass: stable
 import numpy as np
 
 

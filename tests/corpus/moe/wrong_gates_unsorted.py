@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail order
 # mistake: sorts the expert indices but takes the gates from the unsorted argpartition columns, so gate j is not expert j's
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail bad-input shape
 # diagnosis: k-equals-e-rejected
 # mistake: validates with k >= E instead of k > E, so routing every token to all E experts raises
+# must-pass: stable
 import numpy as np
 
 

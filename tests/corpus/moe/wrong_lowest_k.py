@@ -2,6 +2,7 @@
 # expect: fail top-k
 # mistake: forgets that argsort is ascending and keeps the k lowest logits
 # diagnosis: lowest-k
+# must-pass: stable
 import numpy as np
 
 

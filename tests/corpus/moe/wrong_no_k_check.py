@@ -2,6 +2,7 @@
 # expect: fail bad-input
 # mistake: never validates k, so k > E quietly returns all E experts and k = 0 returns nothing
 # diagnosis: no-validation
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail router-probability
 # diagnosis: p-from-gates
 # mistake: takes P_e from the top-k gates (zero for unchosen experts) instead of the softmax over all E experts
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail balanced-loss
 # mistake: averages the raw router logits for P_e instead of the softmax probabilities
 # diagnosis: p-from-raw-logits
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail input-unchanged
 # mistake: shifts and exponentiates router_logits in place to save memory
 # diagnosis: logits-modified-in-place
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail balanced-loss imbalance
 # mistake: takes the router softmax over the tokens (axis 0) instead of over the experts
 # diagnosis: softmax-wrong-axis
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail greedy
 # mistake: replaces temperature 0 by a tiny epsilon, so a tie for the maximum splits the mass instead of a one-hot
 # diagnosis: zero-temperature-epsilon
+# must-pass: stable
 import numpy as np
 
 

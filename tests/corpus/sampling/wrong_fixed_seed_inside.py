@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail reproducible
 # mistake: builds np.random.default_rng(0) inside sample 'for reproducibility', ignoring the rng passed in
+# must-pass: stable
 import numpy as np
 
 

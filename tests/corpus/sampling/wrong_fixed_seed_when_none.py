@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail reproducible
 # mistake: without an rng, builds np.random.default_rng(42) on every call, so every draw made without an rng is the same
+# must-pass: stable
 import numpy as np
 
 

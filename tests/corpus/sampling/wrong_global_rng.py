@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail reproducible
 # mistake: ignores the rng passed in and draws with np.random.choice, the hidden global generator
+# must-pass: stable
 import numpy as np
 
 

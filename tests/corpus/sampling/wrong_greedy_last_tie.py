@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail greedy
 # mistake: greedy takes the first entry of a descending order built by reversing an ascending stable argsort,
+# must-pass: stable
 #          which is the LAST of tied maxima, not np.argmax's first
 # diagnosis: greedy-last-tie
 import numpy as np

@@ -2,6 +2,7 @@
 # expect: fail bad-input
 # mistake: tests the filters for truthiness and never validates, so top_k=0 and top_p=1.5 pass silently
 # diagnosis: no-validation
+# must-pass: stable
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail reproducible
 # mistake: ignores the rng passed in and draws from a generator of its own, seeded once with 0
+# must-pass: stable
 import numpy as np
 
 _RNG = np.random.default_rng(0)

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail distribution
 # mistake: sample draws from softmax(logits / T) and never passes top_k and top_p on
+# must-pass: stable
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail token-id
 # mistake: sample returns rng.choice(..., size=1), a one-element array, instead of an int
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail temperature sum-to-one
 # mistake: multiplies the softmax by the temperature instead of dividing the logits by it
 # diagnosis: temperature-after-softmax
+# must-pass: stable
 import numpy as np
 
 

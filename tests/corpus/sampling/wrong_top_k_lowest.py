@@ -2,6 +2,7 @@
 # expect: fail top-k
 # mistake: top-k sorts ascending and keeps the k least probable tokens
 # diagnosis: top-k-keeps-lowest
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail sum-to-one top-k
 # mistake: top-k zeroes the tail but does not renormalise; only the top-p branch divides by the sum
 # diagnosis: top-k-not-renormalised
+# must-pass: stable
 import numpy as np
 
 

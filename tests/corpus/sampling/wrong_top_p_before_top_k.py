@@ -2,6 +2,7 @@
 # expect: fail top-p
 # mistake: measures top-p on the softmax before top-k instead of on the renormalised top-k distribution
 # diagnosis: top-p-before-top-k
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail top-p
 # mistake: top-p keeps only the tokens whose running total stays below p, dropping the token that crosses it
 # diagnosis: top-p-drops-crossing-token
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail top-p
 # mistake: top-p zeroes the tail but forgets to renormalise what is left
 # diagnosis: top-p-not-renormalised
+# must-pass: stable
 import numpy as np
 
 

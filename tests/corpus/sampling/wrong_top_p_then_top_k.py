@@ -2,6 +2,7 @@
 # expect: fail top-p
 # mistake: applies the filters in the wrong order: top-p on the full softmax first, then top-k
 # diagnosis: top-p-before-top-k
+# must-pass: stable
 import numpy as np
 
 

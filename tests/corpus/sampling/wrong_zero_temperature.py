@@ -2,6 +2,7 @@
 # expect: fail greedy
 # mistake: no greedy case: temperature 0 divides the logits by zero and the softmax comes out nan
 # diagnosis: zero-temperature-divides
+# must-pass: stable
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: softmax
 # expect: fail shape axis
 # mistake: broadcasts the row max and sum back with [:, None], which only works for 2-D input and the last axis
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail axis
 # mistake: accepts `axis` but always normalises along the last axis
 # diagnosis: ignores-axis
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail input-unchanged
 # diagnosis: modifies-input
 # mistake: subtracts the max in place, damaging the caller's array
+# must-pass: stable
 import numpy as np
 
 

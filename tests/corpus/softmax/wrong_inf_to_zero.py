@@ -1,6 +1,7 @@
 # attnprep: softmax
 # expect: fail masked-entries
 # mistake: "cleans" -inf to 0 before the softmax, unmasking the blocked positions
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail shape axis matches-reference
 # mistake: reductions without keepdims do not broadcast back along the axis
 # diagnosis: missing-keepdims
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail gate
 # diagnosis: added-branches
 # mistake: adds the linear branch to the gate instead of multiplying (a residual-style sum)
+# must-pass: stable
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: swiglu
 # expect: fail shape
 # mistake: only the down projection is written as hidden @ W_down.T (nn.Linear habit), which needs d_ff == d_model
+# must-pass: stable
 import numpy as np
 
 

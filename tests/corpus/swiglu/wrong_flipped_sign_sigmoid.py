@@ -1,6 +1,7 @@
 # attnprep: swiglu
 # expect: fail gate
 # mistake: sigmoid written as 1 / (1 + exp(a)), the minus sign inside exp forgotten
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail gate
 # mistake: uses the tanh approximation of gelu (GeGLU) instead of silu
 # diagnosis: gelu-gate
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail shape
 # mistake: forgets the down projection and returns the hidden activations
 # diagnosis: no-down-projection
+# must-pass: stable
 import numpy as np
 
 

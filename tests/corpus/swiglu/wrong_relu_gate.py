@@ -2,6 +2,7 @@
 # expect: fail gate
 # mistake: uses relu for the gate, as in the original transformer's feed-forward
 # diagnosis: relu-gate
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail position-wise
 # mistake: flattens the positions with reshape(d_model, -1).T, which mixes features of different positions
 # diagnosis: mixes-positions
+# must-pass: stable
 import numpy as np
 
 

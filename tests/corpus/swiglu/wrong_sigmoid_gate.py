@@ -2,6 +2,7 @@
 # expect: fail gate
 # mistake: gates with a plain sigmoid (GLU) instead of silu = a * sigmoid(a)
 # diagnosis: sigmoid-gate
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail gate
 # diagnosis: silu-before-projection
 # mistake: applies silu to the input x, then projects: silu(x) @ W_gate instead of silu(x @ W_gate)
+# must-pass: stable
 import numpy as np
 
 

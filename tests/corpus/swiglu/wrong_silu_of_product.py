@@ -2,6 +2,7 @@
 # expect: fail gate
 # diagnosis: silu-of-product
 # mistake: applies silu after multiplying the two branches, silu((x @ W_gate) * (x @ W_up))
+# must-pass: stable
 import numpy as np
 
 

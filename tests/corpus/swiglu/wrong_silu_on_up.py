@@ -2,6 +2,7 @@
 # expect: fail gate
 # mistake: applies silu to the x @ W_up branch and leaves x @ W_gate linear
 # diagnosis: silu-on-up-branch
+# must-pass: stable
 import numpy as np
 
 

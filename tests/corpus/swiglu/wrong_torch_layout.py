@@ -2,6 +2,7 @@
 # expect: fail shape
 # mistake: transposes every weight as nn.Linear would (x @ W.T), which only works when d_ff == d_model
 # diagnosis: transposed-weights
+# must-pass: stable
 import numpy as np
 
 

@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail mask prefix
+# must-pass: stable scale
 # mistake: flips the mask: blocks the past and lets each query see the next window of future keys
 # diagnosis: mask-blocks-past
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail mask prefix row-counts
+# must-pass: stable scale
 # mistake: a symmetric band |i - j| < window: forgets to block the future
 # diagnosis: mask-forgets-future
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail mask row-counts
+# must-pass: stable scale
 # diagnosis: mask-allowed-convention
 # mistake: returns the PyTorch-style "True = may attend" mask, the opposite of the contract's True = blocked
 import numpy as np

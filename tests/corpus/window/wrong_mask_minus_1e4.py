@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail blocked-zero
+# must-pass: stable scale
 # mistake: adds -1e4 to blocked scores; a blocked key scoring 1e4 higher leaks through
 # diagnosis: finite-mask-fill
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail stable
+# must-pass: scale
 # mistake: exponentiates the raw scores, which overflows near 1e4
 # diagnosis: no-max-subtraction
 import numpy as np

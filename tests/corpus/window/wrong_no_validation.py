@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail bad-input
+# must-pass: stable scale
 # mistake: never checks window < 1; window = 0 silently blocks every key and returns nan
 # diagnosis: no-validation
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail sum-to-one
+# must-pass: stable
 # diagnosis: softmax-over-queries
 # mistake: normalises the softmax over axis 0 (the queries) instead of the keys
 import numpy as np

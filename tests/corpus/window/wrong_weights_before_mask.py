@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail blocked-zero
+# must-pass: stable scale
 # mistake: computes out correctly but returns the weights from before the mask
 # diagnosis: weights-before-mask
 import numpy as np

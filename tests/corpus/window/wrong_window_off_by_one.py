@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail mask row-counts
+# must-pass: stable scale
 # mistake: blocks only i - j > window, so every row sees one key too many
 # diagnosis: window-off-by-one
 import numpy as np

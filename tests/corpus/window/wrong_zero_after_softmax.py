@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail sum-to-one
+# must-pass: stable scale
 # mistake: takes the softmax of all scores, then zeroes the blocked weights without renormalising
 # diagnosis: mask-after-softmax
 import numpy as np

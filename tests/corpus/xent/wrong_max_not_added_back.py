@@ -2,6 +2,7 @@
 # expect: fail uniform shift-invariant
 # mistake: log-sum-exp of the shifted logits without adding the row maximum back, minus the unshifted target logit
 # diagnosis: max-not-added-back
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail bad-input
 # mistake: checks only targets >= V, so -1 silently picks the last class
 # diagnosis: negative-targets-wrap
+# must-pass: stable
 import numpy as np
 
 

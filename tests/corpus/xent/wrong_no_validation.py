@@ -2,6 +2,7 @@
 # expect: fail bad-input
 # mistake: no range check: NumPy raises IndexError for targets >= V and wraps negative ones
 # diagnosis: no-validation
+# must-pass: stable
 import numpy as np
 
 

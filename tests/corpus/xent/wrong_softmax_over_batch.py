@@ -2,6 +2,7 @@
 # expect: fail uniform
 # mistake: normalises over the batch axis (axis 0) instead of the vocabulary
 # diagnosis: softmax-wrong-axis
+# must-pass: stable
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail mean
 # mistake: sums the per-example losses instead of averaging them
 # diagnosis: sum-instead-of-mean
+# must-pass: stable
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: xent
 # expect: fail bad-input
 # mistake: range check with targets > V instead of >= V: a target equal to V slips through and NumPy raises IndexError
+# must-pass: stable
 import numpy as np
 
 
