@@ -3,8 +3,10 @@
 import numpy as np
 
 from attnprep.grading import (
+    Broke,
     Fail,
     as_float,
+    attempt,
     check_close,
     check_unchanged,
     fmt,
@@ -13,6 +15,7 @@ from attnprep.grading import (
     row_shift_problem,
     shape_of,
     softmax_divisor,
+    worst_entry,
 )
 
 FUNCTIONS = ("attention",)
@@ -96,46 +99,157 @@ def _non_identity_permutation(rng, n):
 
 # -- invariants ----------------------------------------------------------------
 
+_SELF_RTOL, _SELF_ATOL = 1e-5, 1e-6  # the candidate against itself: float32 rounding is not what these checks judge
+
+
+def _try(cand, q, k, v, mask=_NO_MASK):
+    """_run, or a Broke when the call raised or returned something unusable (a wrong shape, say)."""
+    return attempt(_run, cand, q, k, v, mask)
+
+
+def _first_diff(got, want):
+    """The first entry where got and want differ beyond the self-consistency tolerance, or None."""
+    idx = worst_entry(got, want, _SELF_RTOL, _SELF_ATOL)
+    if idx is None:
+        return None
+    n = int((~np.isclose(got, want, rtol=_SELF_RTOL, atol=_SELF_ATOL, equal_nan=True)).sum())
+    return idx, n
+
+
+def _at(idx):
+    return ", ".join(str(int(i)) for i in idx)
+
+
 @invariant("shape", "the output has shape (..., T_q, d_v)")
 def shape(cand, ref, rng):
+    # A call that raises says nothing about the shape of an output (batch-dims and the others report it);
+    # a call that returns must return the right shape.
+    raised = []
     for batch, t, d_k, d_v in (((), 5, 4, 3), ((), 1, 3, 2), ((2,), 6, 4, 5), ((2, 3), 5, 4, 2)):
-        _run(cand, *_qkv(rng, batch, t, t, d_k, d_v))
+        got = _try(cand, *_qkv(rng, batch, t, t, d_k, d_v))
+        if isinstance(got, Broke):
+            if not got.raised:
+                raise Fail(got.text)
+            raised.append(got.text)
+    if len(raised) == 4:
+        raise Fail(f"every call raised, so no output shape could be checked; the first: {raised[0]}")
 
 
 @invariant("batch-dims", "works for any number of leading batch dims; each batch element is independent")
 def batch_dims(cand, ref, rng):
+    # The candidate against itself: a batched call must give, for each batch element, what its own call on that
+    # element alone (2-D) gives. A batch element whose 2-D call already fails is left to the other checks.
     cases = (((3,), 5, 5, 4, 3), ((2, 3), 4, 6, 5, 2), ((2, 1, 2), 3, 3, 2, 4), ((1,), 6, 4, 3, 3))
     for batch, t_q, t_k, d_k, d_v in cases:
         q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
-        out, label = _run(cand, q, k, v)
+        singles = {}
         for idx in np.ndindex(*batch):
-            check_close(out[idx], ref.attention(q[idx], k[idx], v[idx]),
-                        f"{label}, batch element {list(idx)}",
-                        context="expected attention on that batch element alone")
+            one = _try(cand, q[idx], k[idx], v[idx])
+            if not isinstance(one, Broke):
+                singles[idx] = one[0]
+        if not singles:
+            continue  # no batch element works on its own: nothing to compare a batched call with
+        label = _label(q, k, v)
+        got = _try(cand, q, k, v)
+        if isinstance(got, Broke):
+            raise Fail(f"{got.text}, while the same function on each batch element alone (2-D q ({t_q}, {d_k}), "
+                       f"k ({t_k}, {d_k}), v ({t_k}, {d_v})) returns a result: every axis before the last two is a "
+                       "batch axis (use @ or np.matmul, np.swapaxes(k, -1, -2), and reduce over axis=-1)")
+        out = got[0]
+        for idx, single in singles.items():
+            diff = _first_diff(out[idx], single)
+            if diff is not None:
+                (i, c), n = diff
+                raise Fail(f"{label}, batch element {list(idx)}: output[{_at(idx)}, {i}, {c}] is "
+                           f"{fmt(out[idx][i, c])}, while the same function on that batch element alone (2-D) gives "
+                           f"{fmt(single[i, c])} ({n} of {single.size} entries differ): each batch element must be "
+                           "computed independently, as on its own; every axis before the last two is a batch axis")
+
+
+def _far_queries(rng, q, k, n_extra, big):
+    """k with a unit component along u, and n_extra more queries -big * u: their scores are about -big.
+
+    The real queries have no component along u, so their scores do not change. Softmaxed over the keys, the extra
+    rows are ordinary rows (dropped later); softmaxed over the queries by mistake, they get weight 0."""
+    d_k = q.shape[-1]
+    u = rng.normal(size=d_k)
+    u /= np.linalg.norm(u)
+    q = q - (q @ u)[..., None] * u
+    k = k - (k @ u)[..., None] * u + u
+    extra = rng.normal(size=(*q.shape[:-2], n_extra, d_k))
+    extra = extra - (extra @ u)[..., None] * u - big * u
+    return np.concatenate([q, extra], axis=-2), k
+
+
+def _far_keys(rng, q, k, v, n_extra, big):
+    """n_extra more keys scoring about -big against every query (weight 0 after a softmax), with zero values."""
+    d_k = q.shape[-1]
+    u = rng.normal(size=d_k)
+    u /= np.linalg.norm(u)
+    q = q - (q @ u)[..., None] * u + u
+    k = k - (k @ u)[..., None] * u
+    extra = rng.normal(size=(*k.shape[:-2], n_extra, d_k))
+    extra = extra - (extra @ u)[..., None] * u - big * u
+    zeros = np.zeros((*v.shape[:-2], n_extra, v.shape[-1]))
+    return q, np.concatenate([k, extra], axis=-2), np.concatenate([v, zeros], axis=-2)
 
 
 @invariant("cross-attention", "queries and keys of different lengths (T_q != T_k)")
 def cross_attention(cand, ref, rng):
-    cases = (((), 3, 7, 4, 5), ((), 8, 2, 3, 3), ((2,), 4, 9, 6, 2), ((2, 3), 1, 5, 4, 4),
-             ((2,), 6, 1, 4, 3))
-    for batch, t_q, t_k, d_k, d_v in cases:
+    # The candidate against itself: a T_q != T_k call must give the rows of a square call of the same function.
+    # T_q < T_k: the square call has extra queries (scoring about -2e4, so they take no weight from the real queries
+    # however the softmax is taken); T_q > T_k: extra keys scoring about -2e4 against every query, with zero values,
+    # which take no weight. Whatever else the candidate gets wrong, it gets wrong alike in both calls; where the
+    # square call already fails, the other checks report it.
+    cases = (((), 3, 7, 4, 5, False), ((), 8, 2, 3, 3, False), ((2,), 4, 9, 6, 2, False),
+             ((2, 3), 1, 5, 4, 4, False), ((2,), 6, 1, 4, 3, False), ((), 4, 6, 5, 2, True),
+             ((3,), 4, 6, 5, 2, True))
+    for batch, t_q, t_k, d_k, d_v, masked in cases:
+        big = 2e4 * d_k
         q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
-        out, label = _run(cand, q, k, v)
-        check_close(out, ref.attention(q, k, v), label, context=f"T_q = {t_q}, T_k = {t_k}")
-    q, k, v = _qkv(rng, (3,), 4, 6, 5, 2)
-    mask = _make_mask(rng, (4, 6), j_star=2)
-    out, label = _run(cand, q, k, v, mask)
-    check_close(out, ref.attention(q, k, v, mask), label, context="T_q = 4, T_k = 6, with a mask")
+        m = _make_mask(rng, (t_q, t_k), j_star=int(rng.integers(0, t_k))) if masked else _NO_MASK
+        if t_q < t_k:
+            qs, ks = _far_queries(rng, q, k, t_k - t_q, big)
+            q, k, vs = qs[..., :t_q, :], ks, v
+            # the extra queries copy real rows of the mask: no key goes from blocked for every query to open for one
+            ms = m if m is _NO_MASK else np.concatenate([m, m[np.arange(t_k - t_q) % t_q]])
+            how = f"the same q, k and v with {t_k - t_q} more queries, so that T_q = T_k = {t_k}"
+        else:
+            q, ks, vs = _far_keys(rng, q, k, v, t_q - t_k, big)
+            k, v, qs = ks[..., :t_k, :], vs[..., :t_k, :], q
+            ms = m if m is _NO_MASK else np.concatenate([m, np.zeros((t_q, t_q - t_k), bool)], axis=-1)
+            how = (f"the same q, k and v with {t_q - t_k} more keys whose dot product with every query is about "
+                   f"{fmt(-big)} (so they get weight 0) and whose values are zero, so that T_q = T_k = {t_q}")
+        square = _try(cand, qs, ks, vs, ms)
+        if isinstance(square, Broke):
+            continue  # the square call already fails: for the other checks
+        got = _try(cand, q, k, v, m)
+        if isinstance(got, Broke):
+            raise Fail(f"{got.text}; with T_q = {t_q} and T_k = {t_k}, while a square call with {how} returns a "
+                       "result: T_q is q.shape[-2] and T_k is k.shape[-2]; nothing requires them to be equal "
+                       "(reduce over axis=-1 with keepdims=True)")
+        out, label = got
+        diff = _first_diff(out, square[0][..., :t_q, :])
+        if diff is not None:
+            idx, n = diff
+            raise Fail(f"{label} with T_q = {t_q}, T_k = {t_k}: output[{_at(idx)}] is {fmt(out[idx])}, while the "
+                       f"same function on {how} gives {fmt(square[0][..., :t_q, :][idx])} for that entry "
+                       f"({n} of {out.size} entries differ): the result must not depend on T_q matching T_k")
 
 
 @invariant("sum-to-one", "each query's weights over the keys sum to one (equal value rows come out unchanged)")
 def sum_to_one(cand, ref, rng):
+    # Every value row is the same vector c, so weights that sum to one give c whatever they are. A call that
+    # raises or returns a wrong shape is for the other checks.
     for batch, t_q, t_k, d_k, d_v in (((), 6, 6, 4, 3), ((), 3, 5, 2, 2), ((2,), 5, 4, 3, 4),
                                       ((2, 2), 4, 4, 3, 2)):
         q, k, _ = _qkv(rng, batch, t_q, t_k, d_k, d_v, scale=1.5)
         c = rng.normal(size=(*batch, 1, d_v)) + 2.0
         v = np.repeat(c, t_k, axis=-2)
-        out, label = _run(cand, q, k, v)
+        got = _try(cand, q, k, v)
+        if isinstance(got, Broke):
+            continue
+        out, label = got
         check_close(out, np.broadcast_to(c, out.shape), label,
                     context="every value row is the same vector c, so every output row must be c: "
                             "each query's weights over the keys must sum to one")
@@ -148,21 +262,44 @@ def permutation_equivariant(cand, ref, rng):
                                                      ((2, 2), 6, 6, 3, 5, False)):
         q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
         mask = None if explicit_none else _NO_MASK
-        base, _ = _run(cand, q, k, v, mask)
+        first = _try(cand, q, k, v, mask)
+        if isinstance(first, Broke):
+            continue  # the unshuffled call already fails: for the other checks
+        base = first[0]
         p = _non_identity_permutation(rng, t_q)
         out, label = _run(cand, q[..., p, :], k, v, mask)
-        check_close(out, base[..., p, :], f"{label} with the queries shuffled",
+        check_close(out, base[..., p, :], f"{label} with the queries shuffled", rtol=_SELF_RTOL, atol=_SELF_ATOL,
                     context=f"query order {p.tolist()} should give the output rows of the unshuffled call "
                             "in that same order; attention without a mask has no notion of position")
         p = _non_identity_permutation(rng, t_k)
         out, label = _run(cand, q, k[..., p, :], v[..., p, :], mask)
-        check_close(out, base, f"{label} with keys and values shuffled together",
-                    context=f"key order {p.tolist()} (values shuffled the same way) should not change "
-                            "the output at all")
+        check_close(out, base, f"{label} with keys and values shuffled together", rtol=_SELF_RTOL,
+                    atol=_SELF_ATOL, context=f"key order {p.tolist()} (values shuffled the same way) should not "
+                                             "change the output at all")
+
+
+def _blocked_by_scores(q, k, m, big):
+    """q, k with T_q more features, so that every key a row's mask blocks scores about -big in that row.
+
+    Query i gets a one on feature d_k + i, key j gets -big there where the mask blocks it for query i: a call
+    without the mask then gives the blocked keys weight 0 through the scores alone, and must equal the masked call.
+    """
+    t_q = q.shape[-2]
+    blocked = np.broadcast_to(m, (*np.broadcast_shapes(q.shape[:-2], np.shape(m)[:-2]), t_q, k.shape[-2]))
+    full = blocked.shape[:-2]
+    q2 = np.concatenate([np.broadcast_to(q, (*full, *q.shape[-2:])),
+                         np.broadcast_to(np.eye(t_q), (*full, t_q, t_q))], axis=-1)
+    k2 = np.concatenate([np.broadcast_to(k, (*full, *k.shape[-2:])),
+                         -big * np.swapaxes(blocked, -1, -2).astype(np.float64)], axis=-1)
+    return q2, k2
 
 
 @invariant("mask", "a bool mask (True = blocked) broadcasts to (..., T_q, T_k); blocked keys get weight exactly 0")
 def mask(cand, ref, rng):
+    # Every verdict compares the candidate with itself: a masked call against the same call with a changed blocked
+    # key, against its own call without the mask on equal value rows, and against an all-False mask with the blocked
+    # keys pushed to scores of about -2e4 instead.
+    # Where the call without a mask already fails, the other checks report it.
     cases = (
         ("a (T_q, T_k) mask", (), 5, 7, 4, 3, (5, 7)),
         ("one (T_q, T_k) mask shared by the batch", (3,), 6, 6, 4, 2, (6, 6)),
@@ -173,7 +310,13 @@ def mask(cand, ref, rng):
         q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
         j = int(rng.integers(0, t_k))
         m = _make_mask(rng, mshape, j_star=j)
-        out, label = _run(cand, q, k, v, m)
+        if isinstance(_try(cand, q, k, v), Broke):
+            continue  # fails without a mask already: for the other checks
+        got = _try(cand, q, k, v, m)
+        if isinstance(got, Broke):
+            raise Fail(f"{got.text}, with {what}, while the same call without the mask returns a result: the mask "
+                       "broadcasts against the scores (..., T_q, T_k); apply it with np.where(mask, -np.inf, scores)")
+        out, label = got
 
         # A blocked key must have no influence on the rows that block it.
         k2, v2 = k.copy(), v.copy()
@@ -183,21 +326,53 @@ def mask(cand, ref, rng):
         blocked_rows = np.broadcast_to(m[..., j], (*batch, t_q))
         for idx in np.argwhere(blocked_rows):
             idx = tuple(int(i) for i in idx)
-            if not np.allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12):
+            if not np.allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
                 raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), "
                            f"yet changing that key and its value changed output row {list(idx)} from "
                            f"{fmt(out[idx][0])}, ... to {fmt(out2[idx][0])}, ...; True means blocked, "
                            "and a blocked key must get weight exactly 0")
 
-        # The weights that remain must still sum to one.
-        c = rng.normal(size=(*batch, 1, d_v)) + 2.0
-        out_c, _ = _run(cand, q, k, np.repeat(c, t_k, axis=-2), m)
-        check_close(out_c, np.broadcast_to(c, out_c.shape), f"{label} with {what}",
-                    context="every value row is the same vector c, so every output row must be c: the "
-                            "weights left after masking must still sum to one (mask the scores before "
-                            "the softmax)")
+        # Every open key keeps some weight: with v the identity, each output row is that query's weights.
+        eye = np.broadcast_to(np.eye(t_k), (*batch, t_k, t_k))
+        read = _try(cand, q, k, eye, m)
+        if not isinstance(read, Broke):
+            w, label_w = read
+            shut = ~np.broadcast_to(m, w.shape) & (w <= 0.0)
+            if shut.any():
+                idx = tuple(int(i) for i in np.argwhere(shut)[0])
+                raise Fail(f"{label_w} with {what} and v the identity, so that each output row is that query's "
+                           f"weights: key {idx[-1]} is open for query row {list(idx[:-1])} (mask False), yet gets "
+                           f"weight {fmt(w[idx])}: only the keys where the mask is True are blocked")
 
-        check_close(out, ref.attention(q, k, v, m), f"{label} with {what}")
+        # The weights that remain must still sum to one, if they do without a mask (else sum-to-one reports it).
+        c = rng.normal(size=(*batch, 1, d_v)) + 2.0
+        vc = np.repeat(c, t_k, axis=-2)
+        plain = _try(cand, q, k, vc)
+        if isinstance(plain, Broke) or not np.allclose(plain[0], np.broadcast_to(c, plain[0].shape),
+                                                       rtol=_SELF_RTOL, atol=_SELF_ATOL):
+            continue
+        out_c, _ = _run(cand, q, k, vc, m)
+        check_close(out_c, np.broadcast_to(c, out_c.shape), f"{label} with {what}", rtol=_SELF_RTOL, atol=_SELF_ATOL,
+                    context="every value row is the same vector c, so every output row must be c, as it is "
+                            "without the mask: the weights left after masking must still sum to one (mask the "
+                            "scores before the softmax)")
+
+        # Masking a key equals giving it a score of about -2e4 in that row: the open keys keep their weights.
+        big = 2e4 * (d_k + t_q)
+        q2, k2 = _blocked_by_scores(q, k, m, big)
+        v_full = np.broadcast_to(v, (*q2.shape[:-2], t_k, d_v)).copy()
+        unmasked = _try(cand, q2, k2, v_full, np.zeros_like(m))  # a mask that blocks nothing
+        if isinstance(unmasked, Broke):
+            continue
+        masked, label2 = _run(cand, q2, k2, v_full, m)
+        diff = _first_diff(masked, unmasked[0])
+        if diff is not None:
+            idx, n = diff
+            raise Fail(f"{label2} with {what}: output[{_at(idx)}] is {fmt(masked[idx])}, while the same call with an "
+                       f"all-False mask, where every blocked key instead scores about {fmt(-big / np.sqrt(d_k + t_q))} "
+                       f"in the rows that block it, gives {fmt(unmasked[0][idx])} ({n} of {masked.size} entries "
+                       "differ): the mask must remove exactly the keys where it is True, and leave the open keys "
+                       "their usual weights")
 
     # Scores near 1e4: a blocked key must still get exactly 0, which a finite fill such as -1e4 (put in place or
     # added) does not give here. An overflow or 0/0 at these scores is for `stable` to report, not this check.
@@ -206,7 +381,10 @@ def mask(cand, ref, rng):
         j = int(rng.integers(0, t_k))
         q, k, v = _big_scores(rng, batch, t_q, t_k, d_k, d_v, j, dominant)
         m = _make_mask(rng, (t_q, t_k), j_star=j)
-        out, label = _run(cand, q, k, v, m)
+        got = _try(cand, q, k, v, m)
+        if isinstance(got, Broke):
+            continue
+        out, label = got
         v2 = v.copy()
         v2[..., j, :] += 10.0
         out2, _ = _run(cand, q, k, v2, m)
@@ -214,7 +392,7 @@ def mask(cand, ref, rng):
             continue
         for idx in np.argwhere(np.broadcast_to(m[..., j], (*batch, t_q))):
             idx = tuple(int(i) for i in idx)
-            if not np.allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12):
+            if not np.allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
                 raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), yet "
                            f"changing its value changed output row {list(idx)} from {fmt(out[idx][0])}, ... to "
                            f"{fmt(out2[idx][0])}, ...: a blocked key must get weight exactly 0. Is the blocked score "
@@ -355,17 +533,22 @@ def matches_reference(cand, ref, rng):
 
 @invariant("input-unchanged", "q, k, v and mask are not modified")
 def input_unchanged(cand, ref, rng):
+    # Arguments are judged after every call that returns; a call that raises is for the other checks (its
+    # arguments cannot be read back), so 2-D cases with and without a mask come too.
     q, k, v = _qkv(rng, (2,), 5, 6, 4, 3)
-    m = _make_mask(rng, (2, 5, 6), j_star=3)
-    for _ in range(2):  # a second call would see the damage of the first
-        _, after, _ = cand.call_tracking_args("attention", q, k, v, m)
-        for name, before, got in zip(("q", "k", "v", "mask"), (q, k, v, m), after, strict=True):
-            check_unchanged(before, got, f"{name} of shape {shape_of(before)}")
+    cases = [("", (q, k, v, _make_mask(rng, (2, 5, 6), j_star=3)))]
     q, k, v = _qkv(rng, (), 4, 4, 3, 2)
-    for _ in range(2):
-        _, after, _ = cand.call_tracking_args("attention", q, k, v)
-        for name, before, got in zip(("q", "k", "v"), (q, k, v), after, strict=True):
-            check_unchanged(before, got, f"{name} of shape {shape_of(before)} (no mask)")
+    cases.append((" (no mask)", (q, k, v)))
+    q, k, v = _qkv(rng, (), 5, 5, 3, 2)
+    cases.append((" (2-D, with a mask)", (q, k, v, _make_mask(rng, (5, 5), j_star=1))))
+    for note, args in cases:
+        for _ in range(2):  # a second call would see the damage of the first
+            got = attempt(cand.call_tracking_args, "attention", *args)
+            if isinstance(got, Broke):
+                break
+            _, after, _ = got
+            for name, before, arg in zip(("q", "k", "v", "mask"), args, after, strict=False):
+                check_unchanged(before, arg, f"{name} of shape {shape_of(before)}{note}")
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------

@@ -3,9 +3,11 @@
 import numpy as np
 
 from attnprep.grading import (
+    Broke,
     CandidateError,
     Fail,
     as_float,
+    attempt,
     check_close,
     check_finite,
     check_shape,
@@ -134,6 +136,17 @@ def _identity_attention(rng, d_model, d_ff):
     return p
 
 
+def _stream_intact(cand, x, p, n_heads):
+    """Whether the block returns x itself once both branches are switched off (W_o = W_down = 0).
+
+    Checks that read a branch off out - x need this; a block that loses or rescales the residual stream (or gives
+    nan there) is what `residual` (or `shape`) reports, and says nothing about what is inside the branches.
+    """
+    q = dict(p, W_o=np.zeros_like(p["W_o"]), W_down=np.zeros_like(p["W_down"]))
+    got = attempt(_run, cand, x, q, n_heads)
+    return not isinstance(got, Broke) and np.allclose(got[0], x, rtol=1e-6, atol=1e-9)
+
+
 # -- the checks ---------------------------------------------------------------------
 
 @invariant("shape", "the output has the shape of x, (B, T, d_model)")
@@ -149,7 +162,9 @@ def residual(cand, ref, rng):
         x = rng.normal(size=(B, T, d_model))
         p = _params(rng, d_model, d_ff)
         p["W_o"], p["W_down"] = np.zeros_like(p["W_o"]), np.zeros_like(p["W_down"])
-        out, label = _run(cand, x, p, n_heads, ", W_o = 0, W_down = 0")
+        out, label = _run(cand, x, p, n_heads, ", W_o = 0, W_down = 0", finite=False)
+        if not np.all(np.isfinite(out)):
+            continue  # a nan from inside a branch (0 * nan) is for shape and stable to report
         if not np.allclose(out, x, rtol=1e-6, atol=1e-9):
             post = _rms(_rms(x, p["attn_norm"]), p["ffn_norm"])
             if np.allclose(out, post, rtol=1e-6, atol=1e-9):
@@ -169,6 +184,8 @@ def norm(cand, ref, rng):
         for scale in (1.0, 1e-3, 3e-4, 50.0):
             x = rng.normal(scale=scale, size=(B, 1, d_model))
             p = _identity_attention(rng, d_model, d_ff)
+            if not _stream_intact(cand, x, p, n_heads):
+                continue  # out - x is no branch output here
             out, label = _run(cand, x, p, n_heads, ", T = 1, W_v = W_o = I, W_down = 0")
             got = out - x
             want = _rms(x, p["attn_norm"])
@@ -186,6 +203,8 @@ def norm(cand, ref, rng):
         p = _params(rng, d_model, d_ff)
         p["W_o"] = np.zeros_like(p["W_o"])
         p["attn_norm"], p["ffn_norm"] = rng.uniform(0.2, 0.6, size=d_model), rng.uniform(1.5, 3.0, size=d_model)
+        if not _stream_intact(cand, x, p, n_heads):
+            continue
         out, label = _run(cand, x, p, n_heads, ", W_o = 0")
         got, want = out - x, _ffn(_rms(x, p["ffn_norm"]), p)
         if not np.allclose(got, want, rtol=1e-6, atol=1e-9):
@@ -202,6 +221,8 @@ def norm(cand, ref, rng):
         x = rng.normal(size=(B, T, d_model))
         p = _params(rng, d_model, d_ff)
         p["attn_norm"], p["ffn_norm"] = np.zeros(d_model), np.zeros(d_model)
+        if not _stream_intact(cand, x, p, n_heads):
+            continue
         out, label = _run(cand, x, p, n_heads, ", attn_norm = ffn_norm = 0")
         check_close(out, x, label, context="with zero norm weights both branches see zero input and add nothing, "
                                            "so the block returns x; are the norm weights applied?")
@@ -227,9 +248,16 @@ def _check_branch(out, x, branch, label, context):
 
 @invariant("gate", "the feed-forward is silu(h W_gate) * (h W_up) then W_down, silu(a) = a * sigmoid(a)")
 def gate(cand, ref, rng):
+    # x is +-1000 with half of each sign in every position: its RMS is 1000 over the features, over the
+    # positions and over the whole array, and its mean is 0, so every norm (any axis, eps anywhere, centring or
+    # not) gives x / 1000 here and only the feed-forward itself is judged. A block whose residual stream is
+    # broken (`residual`) shows no branch in out - x and is passed over.
     for B, T, d_model, n_heads, d_ff in CONFIGS:
-        x = _unit_rms_input(rng, B, T, d_model)
+        x = 1000.0 * np.array([[rng.permutation(np.repeat([1.0, -1.0], d_model // 2)) for _ in range(T)]
+                               for _ in range(B)])
         p = _params(rng, d_model, d_ff)
+        if not _stream_intact(cand, x, p, n_heads):
+            continue
         p["W_gate"] = p["W_gate"] * 2.0  # pre-activations well into both sides of zero
         p["W_o"] = np.zeros_like(p["W_o"])
         p["attn_norm"], p["ffn_norm"] = np.ones(d_model), np.ones(d_model)
@@ -275,7 +303,6 @@ SCALE_CONFIGS = [(2, 5, 8, 2, 12), (1, 6, 12, 3, 10), (2, 4, 16, 2, 8), (1, 5, 6
 
 @invariant("scale", "attention scores are divided by sqrt(d_head), not sqrt(d_model), d_head or nothing")
 def scale(cand, ref, rng):
-    unclear = None
     for B, T, d_model, n_heads, d_ff in SCALE_CONFIGS:
         d_head = d_model // n_heads
         # Every column of W_q (of W_k) is the same vector, so every feature of q_t is one number a_t (of k_s,
@@ -293,8 +320,7 @@ def scale(cand, ref, rng):
         a, b = xn @ w_q, xn @ w_k
         c = _divisor(out, x, xn, d_head * a[:, :, None] * b[:, None, :])
         if c is None:
-            unclear = unclear or label
-            continue
+            continue  # no single divisor fits the weights read off the output: another bug, not the scale
         right = np.sqrt(d_head)
         if abs(c - right) <= 1e-4 * right:
             continue
@@ -309,10 +335,6 @@ def scale(cand, ref, rng):
         raise Fail(f"{label}: its attention weights are softmax(q k^T / c) over the keys with c = {fmt(c)}{guess}; "
                    f"divide the scores by sqrt(d_head) = sqrt({d_head}) = {fmt(right)}, where d_head = d_model / "
                    f"n_heads = {d_model} / {n_heads} is the width of one head")
-    if unclear:
-        raise Fail(f"{unclear}: the attention weights, read off the output (out - x = weights @ rms_norm(x) here), "
-                   f"are not softmax(q k^T / c) over the keys for any single c, so the scale cannot be judged on its "
-                   f"own; fix the other failed checks first")
 
 
 @invariant("prefix", "the output at positions < t ignores every position >= t (changed or cut off)")
@@ -469,10 +491,9 @@ def batch_independent(cand, ref, rng):
         scales = np.array([1.0, 100.0, 0.01])[:B]
         x = rng.normal(size=(B, T, d_model)) * scales[:, None, None]
         p = _params(rng, d_model, d_ff)
-        out, label = _run(cand, x, p, n_heads)
-        check_finite(out, label, "sequences at very different scales in one batch")
+        out, label = _run(cand, x, p, n_heads, finite=False)  # a nan it gives alone too is no batch effect
         for b in range(B):
-            alone, _ = _run(cand, x[b:b + 1], p, n_heads)
+            alone, _ = _run(cand, x[b:b + 1], p, n_heads, finite=False)
             check_close(out[b:b + 1], alone, f"sequence {b} (scale {fmt(scales[b])}) of {label}",
                         context="expected its output when run on its own")
 

@@ -183,7 +183,8 @@ def batch_independent(cand, ref, rng):
         K0, V0 = _random_cache(rng, B, n_heads, t, d_head)
         K0, V0 = K0 * scales[:, None, None, None], V0 * scales[:, None, None, None]
         y, K, V, label = _step(cand, x_t, (K0, V0), W, n_heads)
-        check_finite(y, f"y_t of {label}", "sequences at very different scales in one batch")
+        # Each sequence is held to its own result decoded alone: an overflow that the sequence also gives alone
+        # (no max subtraction, say) is for stable; only what the batch changes is judged here (nan == nan).
         for b in range(B):
             y1, K1, V1, _ = _step(cand, x_t[b:b + 1], (K0[b:b + 1], V0[b:b + 1]), W, n_heads)
             context = f"sequence {b} (scale {fmt(scales[b])}) decoded alone vs in a batch of {B}"

@@ -3,8 +3,10 @@
 import numpy as np
 
 from attnprep.grading import (
+    Broke,
     Fail,
     as_float,
+    attempt,
     check_close,
     check_finite,
     check_shape,
@@ -95,54 +97,126 @@ def _close(a, b, equal_nan=False):
 @invariant("shape", "y has shape (B, T, d_model)")
 def shape(cand, ref, rng):
     for B, T, d_model, H, H_kv, hd in CONFIGS:
-        _run(cand, _inputs(rng, B, T, d_model, H, H_kv, hd), H, H_kv)
+        # finite=False: a nan in y (a fully masked row, say) is no shape problem; the other checks report it
+        _run(cand, _inputs(rng, B, T, d_model, H, H_kv, hd), H, H_kv, finite=False)
 
 
 @invariant("equals-mha", "with n_kv_heads == n_heads it is standard causal multi-head attention")
 def equals_mha(cand, ref, rng):
     for B, T, d_model, H, hd in ((2, 5, 12, 3, 5), (1, 6, 8, 2, 4), (2, 4, 6, 1, 6), (3, 3, 10, 4, 2)):
         args = _inputs(rng, B, T, d_model, H, H, hd)
+        got = attempt(_run, cand, args, H, H, finite=False)
+        if isinstance(got, Broke):
+            # a y of the wrong shape (or a crash) that an ordinary GQA call of the same shapes gives too is for
+            # `shape`; one only with n_kv_heads == n_heads is this check's to report
+            ordinary = _inputs(rng, B, T, d_model, 2, 1, hd)
+            if isinstance(attempt(_run, cand, ordinary, 2, 1, finite=False), Broke):
+                continue
         y, label = _run(cand, args, H, H)
         check_close(y, _attend(*args, H, H), label,
                     context=f"with n_kv_heads == n_heads = {H} this is causal multi-head attention with "
                             f"head size hd = W_q.shape[1] // n_heads = {hd}")
 
 
+def _value_probe(rng, T, H, H_kv, hd):
+    """One sequence whose values are constant within each KV head: feature 0 of x is 1 and only it reaches v.
+
+    KV head j holds the same value vector c[j] at every position, so whatever the weights of a query head (scaled
+    or not, masked or not, summing to one or not), its output is a multiple of c[j] for the KV head j it read.
+    W_o is [I | 0]: y shows the merged heads as they are, slot h (features h*hd:(h+1)*hd) holding query head h.
+    """
+    d_model = H * hd + 2
+    x, W_q, W_k, _, _ = _inputs(rng, 1, T, d_model, H, H_kv, hd, scale=2.0)
+    x[..., 0] = 1.0
+    c = rng.normal(size=(H_kv, hd)) + 3.0 * np.eye(H_kv, hd)  # no two value vectors parallel
+    W_v = np.zeros((d_model, H_kv * hd))
+    W_v[0] = c.ravel()
+    W_o = np.eye(H * hd, d_model)
+    return (x, W_q, W_k, W_v, W_o), c
+
+
+def _heads_read(y, c, H, hd):
+    """{query head h: the KV head j whose values slot h of y is a positive multiple of at every position}.
+
+    A slot that is such a multiple at no position, at only some of them, or of different KV heads at different
+    positions (heads or positions mixed by a layout mistake, which the other checks report) is left out.
+    """
+    found = {}
+    for h in range(H):
+        seen = set()
+        for t in range(y.shape[1]):
+            out = y[0, t, h * hd:(h + 1) * hd]
+            if not np.isfinite(out).all():
+                continue  # a 0/0 row (nothing left to attend to) is for the other checks
+            norm = np.linalg.norm(out)
+            if norm < 1e-12:
+                seen.add(None)
+                continue
+            cos = c @ out / (np.linalg.norm(c, axis=1) * norm)
+            j = int(np.argmax(cos))
+            seen.add(j if cos[j] > 1 - 1e-9 else None)
+        if len(seen) == 1 and None not in seen:
+            found[h] = seen.pop()
+    return found
+
+
 @invariant("mqa", "with n_kv_heads = 1 every query head shares the single K/V head")
 def mqa(cand, ref, rng):
+    # 1. Values constant within the single KV head: every query head's output is a multiple of that one vector.
+    for T, H, hd in ((5, 4, 3), (6, 3, 2)):
+        args, c = _value_probe(rng, T, H, 1, hd)
+        got = attempt(_run, cand, args, H, 1, finite=False)
+        if isinstance(got, Broke):
+            continue  # a crash or a y of the wrong shape is for `shape` to report
+        y, label = got
+        found = _heads_read(y, c, H, hd)
+        for h in range(H):
+            out = y[0, :, h * hd:(h + 1) * hd]
+            if h not in found and np.isfinite(out).all() and (np.linalg.norm(out, axis=-1) > 1e-12).all():
+                t = int(np.argmax([abs(np.linalg.norm(o) - abs(c[0] @ o) / np.linalg.norm(c[0])) for o in out]))
+                raise Fail(f"{label} with W_v giving the single KV head the same value vector at every position "
+                           f"and W_o = [I | 0] (y shows the merged heads): query head {h} at position {t} gave "
+                           f"{np.array2string(out[t], precision=4)}, which is not a multiple of that vector "
+                           f"{np.array2string(c[0], precision=4)}: every query head must read the single K/V head")
+    # 2. Sharing one KV head is giving every query head its own copy of it: the candidate's MQA must equal its own
+    # MHA on copies, judged where that MHA is right (the reference), so an MHA-only mistake is left to equals-mha.
     for B, T, d_model, H, hd in ((2, 6, 10, 4, 3), (1, 5, 8, 8, 2), (2, 4, 6, 3, 5)):
-        args = _inputs(rng, B, T, d_model, H, 1, hd)
-        y, label = _run(cand, args, H, 1)
-        check_close(y, _attend(*args, H, 1), label,
-                    context="multi-query attention: W_k and W_v each produce one head that all query heads read")
+        x, W_q, W_k, W_v, W_o = _inputs(rng, B, T, d_model, H, 1, hd)
+        copies = (x, W_q, np.tile(W_k, (1, H)), np.tile(W_v, (1, H)), W_o)
+        got = attempt(_run, cand, copies, H, H)
+        if isinstance(got, Broke) or not _close(got[0], _attend(*copies, H, H)):
+            continue  # wrong with n_kv_heads == n_heads already: for equals-mha and the other checks
+        y, label = _run(cand, (x, W_q, W_k, W_v, W_o), H, 1)
+        check_close(y, got[0], label,
+                    context=f"compared with the same call given n_kv_heads = n_heads = {H} and W_k, W_v repeated "
+                            f"{H} times (every query head its own copy of the single K/V head), which it gets "
+                            "right: with n_kv_heads = 1 all query heads must share that one K/V head")
 
 
 @invariant("group-mapping", "query head h reads KV head h // (n_heads // n_kv_heads)")
 def group_mapping(cand, ref, rng):
-    for B, T, d_model, H, H_kv, hd in ((2, 6, 12, 6, 2, 4), (2, 5, 8, 4, 2, 3), (1, 5, 10, 8, 4, 2)):
-        args = _inputs(rng, B, T, d_model, H, H_kv, hd, scale=2.0)
-        y, label = _run(cand, args, H, H_kv)
-        want = _attend(*args, H, H_kv)
-        if _close(y, want):
-            continue
+    # Values constant within each KV head reveal which KV head each query head read, whatever its weights.
+    for T, H, H_kv, hd in ((5, 6, 2, 2), (5, 4, 2, 3), (7, 8, 4, 2), (5, 6, 3, 2)):
+        args, c = _value_probe(rng, T, H, H_kv, hd)
+        got = attempt(_run, cand, args, H, H_kv, finite=False)
+        if isinstance(got, Broke):
+            continue  # a crash or a y of the wrong shape is for `shape` to report
+        y, label = got
         group = H // H_kv
-        if _close(y, _attend(*args, H, H_kv, kv_of=np.arange(H) % H_kv)):
-            raise Fail(f"{label}: query head h used KV head h % n_kv_heads (head 1 read KV head 1), but heads come "
-                       f"in consecutive groups of n_heads // n_kv_heads = {group}: head h reads KV head "
-                       f"h // {group}, so heads 0..{group - 1} share KV head 0. (np.tile cycles through the KV heads; "
-                       "np.repeat repeats each one in place)")
-        # Look at one query head at a time: an output projection that keeps only head h.
-        x, W_q, W_k, W_v, _ = args
-        for h in range(H):
-            W_o = np.zeros((H * hd, d_model))
-            W_o[h * hd:(h + 1) * hd, :hd] = np.eye(hd)
-            y_h, _ = _run(cand, (x, W_q, W_k, W_v, W_o), H, H_kv)
-            used = [j for j in range(H_kv)
-                    if _close(y_h, _attend(x, W_q, W_k, W_v, W_o, H, H_kv, kv_of=np.full(H, j)))]
-            if used and used[0] != h // group:
-                raise Fail(f"{label}: query head {h} read KV head {used[0]}, expected KV head "
-                           f"{h} // (n_heads // n_kv_heads) = {h // group}")
-        check_close(y, want, label, context=f"query head h reads KV head h // {group}")
+        found = _heads_read(y, c, H, hd)
+        wrong = [h for h in range(H) if h in found and found[h] != h // group]
+        if not wrong:
+            continue
+        h = wrong[0]
+        why = (f"query head {h} read KV head {found[h]}, expected KV head {h} // (n_heads // n_kv_heads) = "
+               f"{h} // {group} = {h // group}")
+        if all(found.get(i, i % H_kv) == i % H_kv for i in range(H)):
+            why += (f": heads come in consecutive groups of {group}, so heads 0..{group - 1} share KV head 0; "
+                    "h % n_kv_heads (np.tile) cycles through the KV heads, np.repeat(k, g, axis=1) keeps each "
+                    "group together")
+        raise Fail(f"{label} with W_v giving each KV head j one value vector c[j] at every position and W_o = "
+                   f"[I | 0] (y shows the merged heads): slot {h} of y is a multiple of c[{found[h]}] at every "
+                   f"position, so {why}")
 
 
 # (T, d_model, n_heads, n_kv_heads, hd) of one sequence, d_model >= T + 2: sqrt(hd) and the wrong divisors
@@ -209,17 +283,22 @@ def scale(cand, ref, rng):
 def prefix(cand, ref, rng):
     for B, T, d_model, H, H_kv, hd in ((2, 7, 12, 4, 2, 3), (1, 6, 8, 6, 3, 4)):
         args = _inputs(rng, B, T, d_model, H, H_kv, hd)
-        y, label = _run(cand, args, H, H_kv)
+        # The candidate is compared with itself: a y of the wrong shape (a batch axis dropped, say) is for `shape`,
+        # and is still held to the prefix property along its positions axis.
+        y, label = _run(cand, args, H, H_kv, exact_shape=False)
+        if y.ndim != 3 or y.shape[1] != T:
+            continue
         t = int(rng.integers(2, T - 1))
         x, *W = args
         x_cut = x[:, :t]
-        y_cut, label_cut = _run(cand, (x_cut, *W), H, H_kv)
+        y_cut, label_cut = _run(cand, (x_cut, *W), H, H_kv, exact_shape=False)
         check_close(y_cut, y[:, :t], f"{label_cut} (x cut to its first {t} positions)",
                     context=f"compared with the first {t} positions of {label}; position i may only attend to "
                             "positions <= i")
         x_new = x.copy()
         x_new[:, t:] = rng.normal(size=x_new[:, t:].shape)
-        y_new, _ = _run(cand, (x_new, *W), H, H_kv)
+        y_new, _ = _run(cand, (x_new, *W), H, H_kv, exact_shape=False)
+        check_shape(y_new, y.shape, f"{label} (x changed at positions {t} and later)")
         bad = ~np.isclose(y_new[:, :t], y[:, :t], rtol=1e-6, atol=1e-9)
         if bad.any():
             b, i, f = (int(v) for v in np.argwhere(bad)[0])

@@ -4,6 +4,7 @@ import numpy as np
 
 from attnprep.grading import (
     Broke,
+    CandidateError,
     Fail,
     as_float,
     attempt,
@@ -33,6 +34,8 @@ DOMAIN_TEXT = "the DOMAIN.md logits [8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0]"
 KNIFE_EDGE = 1e-6
 
 RENORMALISED = "expected softmax(logits / temperature) on the kept tokens, renormalised to sum to one"
+OWN_RENORMALISED = ("expected what your sampling_probs gives without this filter, on the kept tokens, renormalised "
+                    "to sum to one")
 
 # A correct sampler fails the distribution check with probability below this.
 FALSE_ALARM = 1e-7
@@ -93,6 +96,43 @@ def _tokens(n):
     return f"{n} token" + ("" if n == 1 else "s")
 
 
+def _distribution(q):
+    """q renormalised, or None when it is no distribution at all (nan, negative, nothing left)."""
+    q = np.asarray(q, dtype=np.float64)
+    if q.ndim != 1 or not np.all(np.isfinite(q)) or (q < 0).any() or not q.sum() > 0:
+        return None
+    return q / q.sum()
+
+
+def _own_filter(q, top_k=None, top_p=None, as_is=False):
+    """The filter applied to a distribution q (the candidate's own, renormalised), as the contract states it:
+    keep the top_k most probable, renormalise, then the smallest most-probable set reaching top_p, renormalise.
+    None when q is no distribution, or a tie or a cumulative sum sits at a cut (the kept set is then not clear).
+    as_is: top_p measured on q as it stands, for a q that does not sum to one (the business of `sum-to-one`)."""
+    out = _distribution(q)
+    if out is None:
+        return None
+    if as_is:
+        out = np.asarray(q, dtype=np.float64).copy()
+    if top_k is not None and top_k < len(out):
+        order = np.argsort(-out, kind="stable")
+        if out[order[top_k - 1]] == out[order[top_k]]:
+            return None
+        out[order[top_k:]] = 0.0
+        out /= out.sum()
+    if top_p is not None:
+        order = np.argsort(-out, kind="stable")
+        cum = np.cumsum(out[order])
+        if np.min(np.abs(cum - top_p)) <= KNIFE_EDGE:
+            return None
+        keep = int(np.searchsorted(cum, top_p)) + 1
+        if keep < len(out) and out[order[keep - 1]] == out[order[keep]]:
+            return None
+        out[order[keep:]] = 0.0
+        out /= out.sum()
+    return out
+
+
 def _check_kept(out, want, before, label, why):
     """The candidate keeps (gives nonzero probability to) exactly the tokens the reference keeps."""
     got_set, want_set = out > 0, want > 0
@@ -105,10 +145,16 @@ def _check_kept(out, want, before, label, why):
         raise Fail(f"{label} kept {_rank_text(extra, before)} but dropped {_rank_text(missing, before)}: {why}")
 
 
-def _token(value, V, label):
-    """A sampled token id: a Python or NumPy integer (0-d integer arrays too) in range(V)."""
+def _token(value, V, label, loose=False):
+    """A sampled token id: a Python or NumPy integer (0-d integer arrays too) in range(V).
+
+    loose: also read a one-element integer array as its token, for checks about which tokens are drawn (what type
+    sample returns is the business of `token-id`).
+    """
     if isinstance(value, Unsupported):
         raise Fail(f"{label} returned {value}, expected an int token id")
+    if loose and isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iu":
+        value = value.reshape(())
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
@@ -126,7 +172,7 @@ def _draws(cand, n, logits, kw, seed):
     raw = cand.repeat(n, "sample", logits, rng=rng_spec(seed), **kw)
     if not isinstance(raw, list) or len(raw) != n:
         raise Fail(f"{label} repeated {n} times did not give {n} results")
-    return np.array([_token(v, len(logits), label) for v in raw]), label
+    return np.array([_token(v, len(logits), label, loose=True) for v in raw]), label
 
 
 def _binomial_band(n, p, alpha):
@@ -215,59 +261,70 @@ def top_k(cand, ref, rng):
     cases = [(np.array([3.0, 1.0, 1.0, 0.0, -1.0]), 1.0, 3)]  # tied tokens, but not at the cut
     for V, t, k in ((8, 1.0, 3), (8, 0.7, 1), (11, 1.3, 5), (6, 1.0, 5), (6, 1.0, 6), (4, 1.0, 9), (30, 1.0, 12)):
         cases.append((rng.normal(scale=2.0, size=V), t, k))
+    # Judged against the candidate's own unfiltered distribution (sampling_probs without filters), so a wrong
+    # temperature or softmax is not blamed here.
     for logits, t, k in cases:
+        unfiltered, _ = _probs(cand, logits, temperature=t)
         out, label = _probs(cand, logits, temperature=t, top_k=k)
-        want = ref.sampling_probs(logits, t, k)
-        before = _softmax(logits / t)
+        want = _own_filter(unfiltered, top_k=k)
+        before, context = _distribution(unfiltered), OWN_RENORMALISED
+        if want is None:
+            want, before, context = ref.sampling_probs(logits, t, k), _softmax(logits / t), RENORMALISED
         n = min(k, len(logits))
         _check_kept(out, want, before, label, f"top_k={k} keeps the {n} most probable of {len(logits)} tokens")
-        check_close(out, want, label, context=RENORMALISED)
+        check_close(out, want, label, context=context)
+
+
+def _top_p_case(cand, ref, logits, what, t, k, p, text):
+    """top_p judged against the candidate's own distribution with every filter but top_p: that distribution is
+    what top-p measures, so a wrong temperature or top-k is not blamed here."""
+    kw = _kwargs(t, k, None)
+    before_p, _ = _probs(cand, logits, what=what, **kw)
+    out, label = _probs(cand, logits, what=what, **_kwargs(t, k, p))
+    want = _own_filter(before_p, top_p=p)
+    if want is not None and abs(before_p.sum() - 1.0) > 1e-6:
+        # the distribution top-p measures does not sum to one (`sum-to-one` reports it): top-p measured on it as
+        # it stands is right about top-p
+        as_is = _own_filter(before_p, top_p=p, as_is=True)
+        if as_is is not None and np.array_equal(out > 0, as_is > 0) and worst_entry(out, as_is, 1e-6, 1e-9) is None:
+            return
+    if want is not None:
+        q = _distribution(before_p)
+        on = "the distribution your sampling_probs gives without top_p" + (
+            f" (after top_k={k}, renormalised)" if k is not None else "")
+        why = (f"the cumulative probabilities of {on}, from the most probable down, are {_cumulative_text(q, p)}; "
+               f"keep the smallest set of most probable tokens whose total reaches top_p={fmt(p)}, the token that "
+               f"crosses it included{text}")
+        _check_kept(out, want, q, label, why)
+        check_close(out, want, label, context=OWN_RENORMALISED)
+        return
+    want = ref.sampling_probs(logits, t, k, p)
+    after_k = ref.sampling_probs(logits, t, k)
+    why = (f"the cumulative probabilities of the distribution top-p measures are {_cumulative_text(after_k, p)}; "
+           f"keep the smallest set of most probable tokens whose total reaches top_p={fmt(p)}, the token that "
+           f"crosses it included{text}")
+    _check_kept(out, want, _softmax(logits / t), label, why)
+    check_close(out, want, label, context=RENORMALISED)
 
 
 @invariant("top-p", "top_p keeps the smallest most-probable set reaching p (after top-k) and renormalises")
 def top_p(cand, ref, rng):
     # DOMAIN.md: at T=1, top_p=0.9 keeps exactly 2 of the 8 tokens; the other 6 hold 0.0895 of the mass.
     # Reversed, the two most probable tokens come last in vocabulary order.
-    domain = ((DOMAIN_LOGITS, "DOMAIN.md logits", [0, 1]),
-              (DOMAIN_LOGITS[::-1].copy(), "reversed DOMAIN.md logits", [7, 6]))
-    for logits, what, top2 in domain:
-        out, label = _probs(cand, logits, what=what, temperature=1.0, top_p=0.9)
-        before = _softmax(logits)
-        want = np.zeros(8)
-        want[top2] = before[top2] / before[top2].sum()
-        why = (f"the 2 most probable tokens hold {fmt(1 - 0.0895)} >= 0.9 (the cumulative probabilities from the "
-               f"most probable down are {_cumulative_text(before, 0.9)}); top_p keeps up to and including the token "
-               f"where the running total first reaches top_p")
-        _check_kept(out, want, before, label, why)
-        check_close(out, want, label, context=RENORMALISED)
-
+    for logits, what in ((DOMAIN_LOGITS, "DOMAIN.md logits"),
+                         (DOMAIN_LOGITS[::-1].copy(), "reversed DOMAIN.md logits")):
+        _top_p_case(cand, ref, logits, what, 1.0, None, 0.9, "")
     # With top_k=3 at T=1.5 the three survivors hold 0.8654 of the mass; renormalised, the first two already
     # reach 0.8, whereas measured on the softmax before top-k it takes all three.
-    out, label = _probs(cand, DOMAIN_LOGITS, what="DOMAIN.md logits", temperature=1.5, top_k=3, top_p=0.8)
-    after_k = _softmax(DOMAIN_LOGITS / 1.5)[:3] / _softmax(DOMAIN_LOGITS / 1.5)[:3].sum()
-    want = np.zeros(8)
-    want[:2] = after_k[:2] / after_k[:2].sum()
-    why = (f"after top_k=3 and renormalising, the cumulative probabilities are {_cumulative_text(after_k, 0.8)}, "
-           f"so 2 tokens reach top_p=0.8 (top-p is measured on the distribution top-k leaves, not on the "
-           f"softmax before it)")
-    _check_kept(out, want, _softmax(DOMAIN_LOGITS / 1.5), label, why)
-    check_close(out, want, label, context=RENORMALISED)
-
+    _top_p_case(cand, ref, DOMAIN_LOGITS, "DOMAIN.md logits", 1.5, 3, 0.8,
+                " (top-p is measured on the distribution top-k leaves, renormalised, not on the softmax before it)")
     cases = [(5, 1.0, None, 0.3, 0.9), (8, 1.0, None, 0.5, 0.95), (8, 0.7, None, 0.3, 0.8),
              (13, 1.4, None, 0.6, 0.95), (30, 1.0, None, 0.4, 0.9), (6, 1.0, None, 0.01, 0.05),
              (10, 1.0, 4, 0.7, 0.95), (12, 1.2, 6, 0.5, 0.9)]
     for V, t, k, lo, hi in cases:
         logits = rng.normal(scale=1.5, size=V)
         p = _safe_top_p(rng, ref, logits, lo, hi, t, k)
-        kw = _kwargs(t, k, p)
-        out, label = _probs(cand, logits, **kw)
-        want = ref.sampling_probs(logits, t, k, p)
-        after_k = ref.sampling_probs(logits, t, k)
-        on = "of the distribution left by top-k, renormalised" if k is not None else "of the most probable tokens"
-        why = (f"the cumulative probabilities {on} are {_cumulative_text(after_k, p)}; keep the smallest set "
-               f"of most probable tokens whose total reaches top_p={fmt(p)}, the token that crosses it included")
-        _check_kept(out, want, _softmax(logits / t), label, why)
-        check_close(out, want, label, context=RENORMALISED)
+        _top_p_case(cand, ref, logits, "logits", t, k, p, "")
 
 
 @invariant("matches-reference", "sampling_probs matches a reference to rtol 1e-6 over many settings")
@@ -292,30 +349,83 @@ def token_id(cand, ref, rng):
     _token(cand.sample(logits), 6, _label("sample", logits, {}) + " without an rng")
 
 
+def _fresh_draws(cand, n, logits, kw, seed):
+    """n draws, each a single call with a generator of its own (seeds seed, seed + 1, ...)."""
+    label = _label("sample", logits, kw) + f" with rng=np.random.default_rng(s), s = {seed}, {seed + 1}, ..."
+    out = [_token(cand.sample(logits, rng=rng_spec(seed + i), **kw), len(logits), label, loose=True)
+           for i in range(n)]
+    return np.array(out), label
+
+
+def _draw_problem(counts, count, probs, label, n_tests, own_probs):
+    """Why the token counts of `count` draws do not follow probs, or ''."""
+    where = "your sampling_probs gives" if own_probs else "the contract gives"
+    for i in np.flatnonzero(probs == 0):
+        if counts[i]:
+            return (f"{label}: token {i} was drawn {counts[i]} times in {count} draws, but {where} it probability 0 "
+                    f"(the filters remove it); draw from sampling_probs(logits, temperature, top_k, top_p)")
+    for i in np.flatnonzero(probs > 0):
+        lo, hi = _binomial_band(count, probs[i], FALSE_ALARM / n_tests)
+        if not lo <= counts[i] <= hi:
+            return (f"{label}: token {i} was drawn {counts[i]} times in {count} draws "
+                    f"({100 * counts[i] / count:.1f}%), but {where} it probability {fmt(probs[i])} "
+                    f"(a correct sampler draws it {lo} to {hi} times); draw from "
+                    f"sampling_probs(logits, temperature, top_k, top_p)")
+    return ""
+
+
 @invariant("distribution", "many draws follow sampling_probs; filtered tokens are never drawn")
 def distribution(cand, ref, rng):
+    # Draws are held to the candidate's own sampling_probs (the statement), so a wrong temperature or filter in
+    # sampling_probs is the business of the other invariants. Draws that never move on from one token while the
+    # rng passed in is reused are a matter of `reproducible` (the rng must advance): they are then judged one
+    # fresh generator per draw instead. A sample that modifies the logits it is given changes them between the
+    # repeated calls (`input-unchanged`): it is judged where that changes nothing, at temperature 1.
     n = 1500
     logits_b = rng.normal(scale=1.0, size=9)
     cases = [(DOMAIN_LOGITS, {"temperature": 1.5, "top_k": 5}),
              (logits_b, {"temperature": 0.8, "top_k": 7,
                          "top_p": _safe_top_p(rng, ref, logits_b, 0.7, 0.9, 0.8, 7)}),
              (rng.normal(scale=0.8, size=6), {"temperature": 1.0})]
-    n_tests = sum(len(logits) for logits, _ in cases)
+    spare = (DOMAIN_LOGITS / 1.5, {"temperature": 1.0, "top_k": 5})  # for a sample that changes its logits
+    n_tests = sum(len(logits) for logits, _ in cases) + len(spare[0])
     for logits, kw in cases:
-        probs = ref.sampling_probs(logits, **kw)
-        draws, label = _draws(cand, n, logits, kw, int(rng.integers(2**31)))
+        own = attempt(_probs, cand, logits, **kw)
+        probs = None if isinstance(own, Broke) else _distribution(own[0])
+        own_ok = probs is not None
+        if not own_ok:
+            probs = ref.sampling_probs(logits, **kw)
+        seed = int(rng.integers(2**31 - 2000))
+        if kw["temperature"] != 1.0:
+            try:
+                _, after, _ = cand.call_tracking_args("sample", logits, rng=rng_spec(seed), **kw)
+            except CandidateError as err:
+                if err.not_implemented:
+                    raise
+                continue  # a crash is what `token-id` reports
+            if not isinstance(after[0], np.ndarray) or not np.array_equal(after[0], logits):
+                if spare is not None:
+                    cases.append(spare)
+                    spare = None
+                continue
+        drawn = attempt(_draws, cand, n, logits, kw, seed)
+        if isinstance(drawn, Broke):
+            if drawn.raised:
+                continue  # a crash is what `token-id` reports
+            raise Fail(drawn.text)
+        draws, label = drawn
+        count = n
+        if (draws == draws[0]).all() and probs.max() < 0.99:
+            count = 300
+            draws, label = _fresh_draws(cand, count, logits, kw, seed)
         counts = np.bincount(draws, minlength=len(logits))
-        for i in np.flatnonzero(probs == 0):
-            if counts[i]:
-                raise Fail(f"{label}: token {i} was drawn {counts[i]} times in {n} draws, but the filters "
-                           f"remove it (probability 0); draw from the filtered, renormalised probabilities")
-        for i in np.flatnonzero(probs > 0):
-            lo, hi = _binomial_band(n, probs[i], FALSE_ALARM / n_tests)
-            if not lo <= counts[i] <= hi:
-                raise Fail(f"{label}: token {i} was drawn {counts[i]} times in {n} draws "
-                           f"({100 * counts[i] / n:.1f}%), expected about {100 * probs[i]:.1f}% "
-                           f"(a correct sampler draws it {lo} to {hi} times); draws must follow the filtered, "
-                           f"renormalised probabilities")
+        # the candidate's own probabilities first; draws that follow the contract's are right too
+        problems = [_draw_problem(counts, count, probs, label, n_tests, own_probs=own_ok)]
+        want = ref.sampling_probs(logits, **kw)
+        if problems[0] and not np.allclose(want, probs, rtol=1e-9, atol=1e-12):
+            problems.append(_draw_problem(counts, count, want, label, n_tests, own_probs=False))
+        if all(problems):
+            raise Fail(problems[0])
 
 
 @invariant("reproducible", "draws come only from the rng passed in: same seed, same draws; it advances")
@@ -347,7 +457,7 @@ def reproducible(cand, ref, rng):
     raw = cand.repeat(n, "sample", logits, **kw)
     if not isinstance(raw, list) or len(raw) != n:
         raise Fail(f"{label} repeated {n} times did not give {n} results")
-    alone = np.array([_token(v, len(logits), label) for v in raw])
+    alone = np.array([_token(v, len(logits), label, loose=True) for v in raw])
     if (alone == alone[0]).all():
         raise Fail(f"{label}: {n} calls in a row all gave token {alone[0]}, whose probability is "
                    f"{fmt(probs[alone[0]])}; when rng is None use a fresh np.random.default_rng() (no seed), "

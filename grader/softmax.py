@@ -139,24 +139,60 @@ def stable(cand, ref, rng):
 @invariant("masked-entries", "-inf entries give exactly 0.0 and the rest still sum to one")
 def masked_entries(cand, ref, rng):
     # Offsets near -1e4 too: -inf must become exactly 0 there, which a finite stand-in like -1e4 does not.
-    for s, offset in (((4, 6), 0.0), ((2, 3, 5), 0.0), ((3, 6), 1e4), ((3, 6), -1e4)):
-        z = rng.normal(size=s) + offset
+    # Each masked call is judged against the candidate's own call on the same z with ordinary numbers in place of
+    # the -inf entries: where that one already overflows, is not normalised along the last axis, or is not the
+    # softmax, the fault is not the -inf entries (stable, sum-to-one, axis and matches-reference say what it is),
+    # and only what the masking itself adds is judged here.
+    # The last case masks every entry of a slice but those near -1e3: the open entries alone are what the
+    # softmax must normalise, so exp of them without subtracting their maximum underflows to 0/0, which the
+    # same z without -inf entries (its largest entries near 0) does not.
+    for s, offset, low in (((4, 6), 0.0, 0.0), ((2, 3, 5), 0.0, 0.0), ((3, 6), 1e4, 0.0), ((3, 6), -1e4, 0.0),
+                           ((3, 7), 0.0, -1e3)):
         blocked = rng.random(s) < 0.4
         keep = rng.integers(0, s[-1], size=s[:-1])  # one open entry per slice, not always the first
         np.put_along_axis(blocked, keep[..., None], False, axis=-1)
-        z[blocked] = -np.inf
+        np.put_along_axis(blocked, (keep[..., None] + 1) % s[-1], True, axis=-1)  # and one blocked entry
+        z_plain = rng.normal(size=s) + offset + np.where(blocked, 0.0, low)
+        z = np.where(blocked, -np.inf, z_plain)
         out, label = _run(cand, z)
         label += " with -inf entries"
         check_shape(out, s, label)
+        plain = attempt(_run, cand, z_plain)
+        if isinstance(plain, Broke) or plain[0].shape != s or not np.isfinite(plain[0]).all():
+            continue  # fails without any -inf at these magnitudes already: not the masking's doing
+        plain = plain[0]
+        if not np.allclose(plain.sum(axis=-1), 1.0, rtol=0.0, atol=1e-6):
+            # not normalised along the last axis even without -inf entries (for sum-to-one and axis): a slice
+            # along the axis it does normalise may be all -inf here, so only finite entries are judged
+            nonzero = blocked & np.isfinite(out) & (out != 0.0)
+            if nonzero.any():
+                idx = tuple(int(i) for i in np.argwhere(nonzero)[0])
+                raise Fail(f"{label}: entry {list(idx)} is -inf in z but {fmt(out[idx])} in the output, "
+                           "expected exactly 0.0")
+            continue
         if np.isnan(out).any():
             idx = tuple(int(i) for i in np.argwhere(np.isnan(out))[0])
-            raise Fail(f"{label}: entry {list(idx)} is nan (inf - inf or 0/0 somewhere)")
+            raise Fail(f"{label}: entry {list(idx)} is nan (inf - inf or 0/0 somewhere), while the same z with "
+                       "ordinary numbers in place of the -inf entries gives finite numbers: an -inf entry must "
+                       "give exp(-inf) = 0; subtract the slice maximum, which is finite, not an entry that may be "
+                       "-inf")
         nonzero = blocked & (out != 0.0)
         if nonzero.any():
             idx = tuple(int(i) for i in np.argwhere(nonzero)[0])
             raise Fail(f"{label}: entry {list(idx)} is -inf in z but {fmt(out[idx])} in the output, "
                        "expected exactly 0.0")
-        check_close(out, ref.softmax(z), label)
+        check_close(out.sum(axis=-1), np.ones(s[:-1]), f"the sums along the last axis of {label}", rtol=1e-6,
+                    atol=1e-6, context="the open entries must still sum to one, as they do without -inf entries")
+        # the reference only for a candidate that is right on the same z without -inf, at the same magnitudes
+        z_level, level = z_plain, plain
+        if low:
+            z_level = z_plain + np.where(blocked, low, 0.0)
+            level = attempt(_run, cand, z_level)
+            level = None if isinstance(level, Broke) else level[0]
+        if level is not None and level.shape == s and np.allclose(level, ref.softmax(z_level), rtol=1e-6,
+                                                                   atol=1e-9):
+            check_close(out, ref.softmax(z), label,
+                        context="the same call with ordinary numbers in place of the -inf entries is right")
 
 
 @invariant("axis", "works along every axis, negative ones included")

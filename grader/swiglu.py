@@ -154,6 +154,8 @@ def position_wise(cand, ref, rng):
     B, T, d_model, d_ff = 2, 4, 6, 10
     weights = _weights(rng, d_model, d_ff)
     x = rng.normal(scale=2.0, size=(B, T, d_model))
+    if isinstance(attempt(_call, cand, x.reshape(B * T, d_model), *weights), Broke):
+        return  # it fails on a plain (T, d_model) x as well: the layout is wrong, which shape reports
     full, label = _call(cand, x, *weights)
     context = "each position computed alone must equal that position of swiglu(x): positions must not mix"
     two_d, _ = _call(cand, x[0], *weights, what="x[0]")
@@ -173,15 +175,21 @@ def position_wise(cand, ref, rng):
 
 @invariant("gate", "the gate is silu(x @ W_gate) = a * sigmoid(a): not sigmoid, relu or gelu, and not on x @ W_up")
 def gate(cand, ref, rng):
+    # One position (x of shape (1, d_model)) carries every value of a, so how positions are batched or flattened
+    # (position-wise) plays no part; a layout the probe cannot run through at all (a transposed weight, a missing
+    # down projection) is for shape to report. Judged at rtol 1e-4: float32 rounding is matches-reference's.
     grid = np.array([[-4.0, -2.0, -1.0, -0.5], [0.5, 1.0, 2.0, 4.0]])
-    a = np.vstack([grid, rng.uniform(-6.0, 6.0, size=(3, 4))])
+    a = np.vstack([grid, rng.uniform(-6.0, 6.0, size=(3, 4))]).reshape(1, -1)
     x, W_gate, W_up, W_down = _probe(a)
-    out, label = _call(cand, x, W_gate, W_up, W_down)
+    result = attempt(_call, cand, x, W_gate, W_up, W_down)
+    if isinstance(result, Broke):
+        return
+    out, label = result
     want = ref.silu(a)
     got = out[:, : a.shape[1]]
-    idx = worst_entry(got, want, 1e-6, 1e-9)
+    idx = worst_entry(got, want, 1e-4, 1e-7)
     if idx is None:
-        check_close(out[:, a.shape[1]:], np.zeros((a.shape[0], 2)), label + " (probe)",
+        check_close(out[:, a.shape[1]:], np.zeros((a.shape[0], 2)), label + " (probe)", rtol=1e-4, atol=1e-7,
                     context="features after d_ff should stay 0")
     else:
         setup = (f"{label}, with the weights chosen so that x @ W_up = 1 and output [t, j] = gate(a) for "
@@ -191,20 +199,20 @@ def gate(cand, ref, rng):
             if np.allclose(got, fn(a), rtol=1e-5, atol=1e-7):
                 raise Fail(f"{setup}. Over every a tried, your output equals {name}. SwiGLU's gate is "
                            "silu(x @ W_gate) = a * sigmoid(a), multiplied by the linear branch x @ W_up")
-        if np.allclose(got, want, rtol=1e-4, atol=1e-7):
-            raise Fail(f"{setup}: close, but not to float64 precision (rtol 1e-6). Is something computed in "
-                       "float32?")
         raise Fail(f"{setup}. The gate is "
                    "silu(a) = a * sigmoid(a) on x @ W_gate, multiplied by the linear branch x @ W_up")
     # Second probe: x @ W_gate reached through a scaled input, and a linear branch u other than 1.
-    a = rng.uniform(-6.0, 6.0, size=(4, 5))
-    s = rng.uniform(1.5, 3.0, size=5)
-    u = rng.choice([-1.0, 1.0], size=5) * rng.uniform(0.5, 2.0, size=5)
+    a = rng.uniform(-6.0, 6.0, size=(1, 20))
+    s = rng.uniform(1.5, 3.0, size=20)
+    u = rng.choice([-1.0, 1.0], size=20) * rng.uniform(0.5, 2.0, size=20)
     x, W_gate, W_up, W_down = _branch_probe(a, s, u)
-    out, label = _call(cand, x, W_gate, W_up, W_down)
+    result = attempt(_call, cand, x, W_gate, W_up, W_down)
+    if isinstance(result, Broke):
+        return
+    out, label = result
     want = ref.silu(a) * u
     got = out[:, : a.shape[1]]
-    idx = worst_entry(got, want, 1e-6, 1e-9)
+    idx = worst_entry(got, want, 1e-4, 1e-7)
     if idx is None:
         return
     j = idx[-1]
@@ -215,8 +223,6 @@ def gate(cand, ref, rng):
         if np.allclose(got, fn(a, u, s), rtol=1e-5, atol=1e-7):
             raise Fail(f"{setup}. Over every a and u tried, your output equals {name}. SwiGLU is "
                        "silu(x @ W_gate) * (x @ W_up): silu on the gate's projection, then a product")
-    if np.allclose(got, want, rtol=1e-4, atol=1e-7):
-        raise Fail(f"{setup}: close, but not to float64 precision (rtol 1e-6). Is something computed in float32?")
     raise Fail(f"{setup}. SwiGLU is silu(x @ W_gate) * (x @ W_up): silu on the gate's projection, times the "
                "linear branch")
 
@@ -276,6 +282,8 @@ def matches_reference(cand, ref, rng):
 def input_unchanged(cand, ref, rng):
     for x_shape, d_ff in (((3, 6), 10), ((2, 3, 5), 8)):
         args = (rng.normal(size=x_shape), *_weights(rng, x_shape[-1], d_ff))
+        if isinstance(attempt(_call, cand, *(np.array(a) for a in args)), Broke):
+            continue  # a call that fails on these shapes shows nothing about the inputs: shape reports it
         for _ in range(2):  # the second call would see the damage of the first
             _, after, _ = cand.call_tracking_args("swiglu", *args)
             for name, before, now in zip(("x", "W_gate", "W_up", "W_down"), args, after, strict=False):

@@ -2,7 +2,7 @@
 # expect: fail permutation-equivariant
 # mistake: falls back to a causal mask when no mask is given, so position matters without a mask
 # diagnosis: causal-by-default
-# must-pass: stable scale
+# must-pass: stable scale batch-dims cross-attention mask
 import numpy as np
 
 

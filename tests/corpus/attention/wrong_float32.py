@@ -1,7 +1,7 @@
 # attnprep: attention
 # expect: fail matches-reference
 # mistake: casts q, k and v to float32 to save memory, losing the sixth significant digit
-# must-pass: scale
+# must-pass: scale batch-dims cross-attention mask permutation-equivariant
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail mask
 # mistake: zeroes the blocked weights after the softmax without renormalising
 # diagnosis: mask-after-softmax
-# must-pass: stable scale
+# must-pass: stable scale cross-attention
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail mask
 # mistake: scores[mask] = -inf only works when the mask has the full shape of the scores
 # diagnosis: mask-boolean-index
-# must-pass: stable scale
+# must-pass: stable scale cross-attention
 import numpy as np
 
 

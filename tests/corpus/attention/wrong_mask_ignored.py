@@ -2,7 +2,7 @@
 # expect: fail mask
 # mistake: accepts a mask but never applies it
 # diagnosis: mask-ignored
-# must-pass: stable scale
+# must-pass: stable scale cross-attention
 import numpy as np
 
 

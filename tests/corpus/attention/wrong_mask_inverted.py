@@ -2,7 +2,7 @@
 # expect: fail mask
 # mistake: reads True in the mask as "may attend" instead of "blocked"
 # diagnosis: mask-inverted
-# must-pass: stable scale
+# must-pass: stable scale cross-attention
 import numpy as np
 
 

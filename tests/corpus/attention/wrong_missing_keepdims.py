@@ -1,8 +1,8 @@
 # attnprep: attention
-# expect: fail cross-attention matches-reference
+# expect: fail cross-attention matches-reference batch-dims sum-to-one permutation-equivariant stable
 # mistake: row max and row sum without keepdims: they broadcast over the wrong axis when T_q == T_k and fail otherwise
 # diagnosis: missing-keepdims
-# must-pass: scale
+# must-pass: scale shape mask input-unchanged
 import numpy as np
 
 

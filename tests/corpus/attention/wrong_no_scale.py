@@ -2,7 +2,7 @@
 # expect: fail scale matches-reference
 # mistake: forgets to divide the scores by sqrt(d_k)
 # diagnosis: missing-scale
-# must-pass: stable
+# must-pass: stable batch-dims cross-attention mask
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail shape batch-dims
 # mistake: np.dot instead of @; on 3-D and 4-D arrays np.dot is not a batched matrix product
 # diagnosis: np-dot-not-batched
-# must-pass: stable scale
+# must-pass: stable scale cross-attention sum-to-one permutation-equivariant mask input-unchanged
 import numpy as np
 
 

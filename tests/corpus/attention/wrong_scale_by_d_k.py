@@ -2,7 +2,7 @@
 # expect: fail scale matches-reference
 # mistake: divides the scores by d_k instead of sqrt(d_k)
 # diagnosis: scale-by-d-k
-# must-pass: stable
+# must-pass: stable batch-dims cross-attention mask
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail scale
 # mistake: scales by sqrt of the value width d_v instead of the key width d_k
 # diagnosis: scale-by-d-v
-# must-pass: stable
+# must-pass: stable batch-dims cross-attention mask
 import numpy as np
 
 

@@ -1,7 +1,7 @@
 # attnprep: attention
 # expect: fail scale cross-attention
 # mistake: reads d_k as k.shape[-2], the number of keys, so the scores are divided by sqrt(T_k)
-# must-pass: stable
+# must-pass: stable batch-dims mask
 import numpy as np
 
 

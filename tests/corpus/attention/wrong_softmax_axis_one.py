@@ -1,8 +1,8 @@
 # attnprep: attention
-# expect: fail batch-dims
+# expect: fail batch-dims sum-to-one
 # mistake: softmax written with axis=1, which is the key axis only for 2-D inputs
 # diagnosis: softmax-wrong-axis
-# must-pass: stable scale
+# must-pass: stable scale cross-attention mask
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail sum-to-one matches-reference
 # mistake: normalises the weights over the queries (axis -2) instead of over the keys
 # diagnosis: softmax-over-queries
-# must-pass: stable scale
+# must-pass: stable scale batch-dims cross-attention mask
 import numpy as np
 
 

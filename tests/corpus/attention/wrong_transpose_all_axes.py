@@ -2,7 +2,7 @@
 # expect: fail batch-dims
 # mistake: uses k.T, which reverses every axis of a batched k instead of swapping the last two
 # diagnosis: transpose-all-axes
-# must-pass: stable scale
+# must-pass: stable scale shape cross-attention sum-to-one permutation-equivariant mask input-unchanged
 import numpy as np
 
 

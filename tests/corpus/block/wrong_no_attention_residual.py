@@ -1,6 +1,6 @@
 # attnprep: block
 # expect: fail residual
-# must-pass: stable scale
+# must-pass: stable scale gate norm
 # mistake: replaces the stream with the attention output: h = attn(...) without + x
 # diagnosis: no-attention-residual
 import numpy as np

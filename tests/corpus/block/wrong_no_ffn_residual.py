@@ -1,6 +1,6 @@
 # attnprep: block
 # expect: fail residual
-# must-pass: stable
+# must-pass: stable gate norm scale
 # mistake: returns the feed-forward output without adding h back
 # diagnosis: no-ffn-residual
 import numpy as np

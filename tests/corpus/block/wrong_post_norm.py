@@ -1,6 +1,6 @@
 # attnprep: block
 # expect: fail residual
-# must-pass: stable
+# must-pass: stable gate norm scale
 # mistake: normalises after the residual add (post-norm) instead of before each branch
 # diagnosis: post-norm
 import numpy as np

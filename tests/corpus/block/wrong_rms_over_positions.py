@@ -1,6 +1,6 @@
 # attnprep: block
 # expect: fail norm prefix
-# must-pass: stable scale
+# must-pass: stable scale gate
 # mistake: takes the mean of x**2 over axis=1 (the positions) instead of the features
 import numpy as np
 

@@ -1,5 +1,5 @@
 # attnprep: block
-# expect: fail batch-independent prefix
+# expect: fail batch-independent prefix norm
 # must-pass: stable scale
 # mistake: takes the mean of x**2 without axis=-1, one RMS for the whole batch and sequence
 # diagnosis: rms-norm-whole-array

@@ -1,6 +1,6 @@
 # attnprep: block
 # expect: fail prefix
-# must-pass: stable
+# must-pass: stable scale
 # mistake: reshapes q, k and v straight to (B, n_heads, T, d_head) without the transpose
 # diagnosis: split-without-transpose
 import numpy as np

@@ -1,5 +1,5 @@
 # attnprep: causal
-# expect: fail mask matches-reference
+# expect: fail mask matches-reference prefix upper-triangle-zero
 # mistake: builds the allowed set with np.tril(k=-1), so inside attention the diagonal is masked too
 # diagnosis: mask-includes-diagonal
 # must-pass: stable scale

@@ -2,7 +2,7 @@
 # expect: fail mask sum-to-one
 # mistake: np.triu without k=1 blocks the diagonal too, so row 0 has nothing to attend to
 # diagnosis: mask-includes-diagonal
-# must-pass: stable scale
+# must-pass: stable scale upper-triangle-zero
 import numpy as np
 
 

@@ -1,8 +1,8 @@
 # attnprep: causal
-# expect: fail sum-to-one matches-reference
+# expect: fail sum-to-one matches-reference prefix
 # mistake: normalises over axis 0 (the queries) instead of the last axis (the keys)
 # diagnosis: softmax-over-queries
-# must-pass: stable
+# must-pass: stable scale
 import numpy as np
 
 

@@ -1,5 +1,5 @@
 # attnprep: causal
-# expect: fail upper-triangle-zero matches-reference
+# expect: fail upper-triangle-zero matches-reference prefix
 # mistake: returns the softmax of the unmasked scores; only out uses the masked weights
 # diagnosis: weights-before-mask
 # must-pass: stable scale

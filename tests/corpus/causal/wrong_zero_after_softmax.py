@@ -1,5 +1,5 @@
 # attnprep: causal
-# expect: fail sum-to-one matches-reference
+# expect: fail sum-to-one matches-reference prefix
 # mistake: zeroes the future after the softmax without renormalising the rows
 # diagnosis: mask-after-softmax
 # must-pass: stable scale

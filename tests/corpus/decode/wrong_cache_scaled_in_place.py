@@ -1,5 +1,5 @@
 # attnprep: decode
-# expect: fail input-unchanged cache-content
+# expect: fail input-unchanged cache-content matches-full
 # must-pass: stable
 # mistake: folds 1/sqrt(d_head) into the cached keys with *=, writing into the caller's cache
 # diagnosis: cached-keys-prescaled

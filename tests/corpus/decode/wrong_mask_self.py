@@ -1,5 +1,5 @@
 # attnprep: decode
-# expect: fail first-step
+# expect: fail first-step matches-full
 # must-pass: stable
 # mistake: masks the new position itself, so the token attends only to the cache (and to nothing on the first step)
 # diagnosis: mask-includes-diagonal

@@ -1,5 +1,6 @@
 # attnprep: decode
 # expect: fail stable
+# must-pass: batch-independent
 # mistake: never subtracts the row maximum before np.exp: scores near +1e4 overflow, near -1e4 give 0/0
 # diagnosis: no-max-subtraction
 import numpy as np

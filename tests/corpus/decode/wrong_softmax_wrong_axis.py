@@ -1,6 +1,6 @@
 # attnprep: decode
 # expect: fail matches-full
-# must-pass: stable
+# must-pass: stable batch-independent
 # mistake: normalises the weights over axis -2 (the single query row) instead of the keys, so every weight is 1
 # diagnosis: softmax-wrong-axis
 import numpy as np

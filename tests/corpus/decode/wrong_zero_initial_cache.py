@@ -1,5 +1,5 @@
 # attnprep: decode
-# expect: fail first-step cache-shape
+# expect: fail first-step cache-shape matches-full
 # must-pass: stable
 # mistake: starts from a cache holding one zero position instead of an empty one
 # diagnosis: zero-initial-cache

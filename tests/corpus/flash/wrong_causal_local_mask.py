@@ -1,6 +1,6 @@
 # attnprep: flash
 # expect: fail causal matches-reference
-# must-pass: stable scale
+# must-pass: stable scale ragged-blocks
 # mistake: masks every tile with a triangle built from offsets inside the tile, not from global positions
 # diagnosis: flash-local-causal-mask
 import numpy as np

@@ -1,6 +1,6 @@
 # attnprep: flash
 # expect: fail ragged-blocks block-size-independent matches-reference
-# must-pass: stable scale
+# must-pass: stable scale causal
 # mistake: loops over T // block_size blocks, dropping the final partial block of queries and keys
 # diagnosis: flash-drop-tail
 import numpy as np

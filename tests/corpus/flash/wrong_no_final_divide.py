@@ -1,6 +1,6 @@
 # attnprep: flash
 # expect: fail constant-values matches-reference
-# must-pass: stable scale
+# must-pass: stable scale ragged-blocks causal
 # mistake: keeps the running sum l but never divides the accumulator by it at the end
 # diagnosis: flash-no-final-divide
 import numpy as np

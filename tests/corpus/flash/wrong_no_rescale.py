@@ -1,6 +1,6 @@
 # attnprep: flash
 # expect: fail block-size-independent matches-reference
-# must-pass: stable scale
+# must-pass: stable scale ragged-blocks causal
 # mistake: updates the running max but never rescales the running sum and accumulator by exp(m_old - m_new)
 # diagnosis: flash-no-rescale
 import numpy as np

@@ -1,6 +1,6 @@
 # attnprep: flash
-# expect: fail matches-reference
-# must-pass: stable
+# expect: fail matches-reference scale
+# must-pass: stable ragged-blocks causal
 # mistake: forgets the 1/sqrt(d) scale of the scores
 # diagnosis: no-scale
 import numpy as np

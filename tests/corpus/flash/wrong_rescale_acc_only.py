@@ -1,6 +1,6 @@
 # attnprep: flash
 # expect: fail block-size-independent constant-values matches-reference
-# must-pass: stable scale
+# must-pass: stable scale ragged-blocks causal
 # mistake: rescales the accumulator when the max grows but forgets to rescale the running sum l
 # diagnosis: flash-rescale-acc-only
 import numpy as np

@@ -1,6 +1,6 @@
 # attnprep: flash
 # expect: fail stable block-size-independent matches-reference
-# must-pass: scale
+# must-pass: scale ragged-blocks causal
 # mistake: rescales by exp(m_new - m_old) instead of exp(m_old - m_new)
 # diagnosis: flash-rescale-inverted
 import numpy as np

@@ -1,6 +1,6 @@
 # attnprep: flash
 # expect: fail scale
-# must-pass: stable
+# must-pass: stable ragged-blocks causal
 # mistake: divides the scores by sqrt(d_v), the width of the values, instead of sqrt(d)
 import numpy as np
 

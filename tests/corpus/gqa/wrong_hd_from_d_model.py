@@ -2,7 +2,7 @@
 # expect: fail scale equals-mha matches-reference
 # mistake: scales by sqrt(d_model // n_heads), assuming the head size is d_model // n_heads, not W_q.shape[1] // n_heads
 # diagnosis: head-size-from-d-model
-# must-pass: stable
+# must-pass: stable group-mapping mqa
 import numpy as np
 
 

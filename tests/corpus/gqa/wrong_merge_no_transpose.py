@@ -2,7 +2,7 @@
 # expect: fail equals-mha prefix matches-reference
 # mistake: splits the heads correctly but merges them back with a reshape and no transpose
 # diagnosis: merge-without-transpose
-# must-pass: stable scale
+# must-pass: stable scale group-mapping mqa
 import numpy as np
 
 

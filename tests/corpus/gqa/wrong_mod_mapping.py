@@ -2,7 +2,7 @@
 # expect: fail group-mapping matches-reference
 # mistake: query head h reads KV head h % n_kv_heads instead of h // (n_heads // n_kv_heads)
 # diagnosis: kv-head-modulo
-# must-pass: stable scale
+# must-pass: stable scale mqa
 import numpy as np
 
 

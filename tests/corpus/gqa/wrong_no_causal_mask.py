@@ -1,8 +1,8 @@
 # attnprep: gqa
-# expect: fail prefix equals-mha mqa matches-reference
+# expect: fail prefix equals-mha matches-reference
 # mistake: forgets the causal mask, so every position attends to the future too
 # diagnosis: no-causal-mask
-# must-pass: stable scale
+# must-pass: stable scale group-mapping mqa
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail equals-mha prefix matches-reference
 # mistake: reshapes (B, T, H*hd) straight to (B, H, T, hd) without the transpose, mixing tokens across heads
 # diagnosis: split-without-transpose
-# must-pass: stable
+# must-pass: stable group-mapping mqa
 import numpy as np
 
 

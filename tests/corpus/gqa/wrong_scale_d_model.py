@@ -2,7 +2,7 @@
 # expect: fail scale equals-mha matches-reference
 # mistake: scales the scores by sqrt(d_model) instead of sqrt(hd), the size of one head
 # diagnosis: scale-by-d-model
-# must-pass: stable
+# must-pass: stable group-mapping mqa
 import numpy as np
 
 

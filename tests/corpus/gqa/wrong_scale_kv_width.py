@@ -1,7 +1,7 @@
 # attnprep: gqa
-# expect: fail scale
+# expect: fail scale equals-mha
 # mistake: takes d_k from the projected keys before the split, (x @ W_k).shape[-1] = n_kv_heads * hd, not hd
-# must-pass: stable
+# must-pass: stable group-mapping mqa
 import numpy as np
 
 

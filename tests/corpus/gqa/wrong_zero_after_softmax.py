@@ -1,7 +1,7 @@
 # attnprep: gqa
 # expect: fail prefix equals-mha
 # mistake: softmax over all keys, then zeroes the future weights with a tril multiply without renormalising
-# must-pass: stable scale
+# must-pass: stable scale group-mapping mqa
 import numpy as np
 
 

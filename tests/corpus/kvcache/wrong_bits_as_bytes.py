@@ -1,5 +1,6 @@
 # attnprep: kvcache
-# expect: fail per-token bits
+# expect: fail per-token bits seed-table
+# must-pass: batch gqa-ratio integer linear max-tokens
 # mistake: multiplies by bits as if it were bytes per number
 # diagnosis: bits-as-bytes
 

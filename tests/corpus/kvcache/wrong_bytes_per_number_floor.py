@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail bits
+# must-pass: batch integer
 # mistake: converts bits to whole bytes per number first with bits // 8, so 4-bit and 3-bit caches come out as 0 bytes
 # diagnosis: bits-floor-bytes
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

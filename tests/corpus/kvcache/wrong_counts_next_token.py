@@ -1,5 +1,6 @@
 # attnprep: kvcache
-# expect: fail linear per-token
+# expect: fail linear per-token seed-table
+# must-pass: bad-input batch bits gqa-ratio integer
 # mistake: also counts the token being generated: sizes n_tokens + 1
 # diagnosis: counts-next-token
 

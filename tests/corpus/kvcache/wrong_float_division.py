@@ -1,5 +1,5 @@
 # attnprep: kvcache
-# expect: fail integer
+# expect: fail integer bits
 # mistake: true division returns a float number of bytes
 # diagnosis: float-bytes
 

@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail batch
+# must-pass: bad-input bits integer
 # mistake: ignores batch_size: sizes one sequence whatever the batch
 # diagnosis: ignores-batch
 

@@ -1,5 +1,5 @@
 # attnprep: kvcache
-# expect: fail integer seed-table
+# expect: fail integer seed-table batch
 # mistake: multiplies the sizes in np.int32, which wraps past 2**31 at long contexts
 # diagnosis: int32-overflow
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail max-tokens
+# must-pass: integer
 # mistake: max_cached_tokens rounds the token count up (ceil) instead of down
 # diagnosis: max-tokens-rounds-up
 

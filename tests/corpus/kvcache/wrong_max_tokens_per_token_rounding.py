@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail max-tokens
+# must-pass: integer
 # mistake: divides the budget by a per-token size already rounded up to whole bytes
 # diagnosis: max-tokens-per-token-bytes
 

@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail max-tokens
+# must-pass: integer
 # mistake: bisects for a cache strictly below the budget (< instead of <=), losing exact fits
 # diagnosis: max-tokens-strict
 

@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail per-token seed-table
+# must-pass: batch bits gqa-ratio integer linear max-tokens
 # mistake: caches only one of K and V: no factor 2
 # diagnosis: kv-factor-missing
 

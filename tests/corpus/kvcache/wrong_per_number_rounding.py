@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail bits
+# must-pass: batch integer max-tokens
 # mistake: rounds every number up to whole bytes (3 bits stored as 1 byte) instead of the total
 # diagnosis: rounds-each-number
 import math

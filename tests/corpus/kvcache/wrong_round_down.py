@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail bits
+# must-pass: integer
 # mistake: rounds the byte count down with // 8, losing the partial byte of odd bit widths
 # diagnosis: rounds-down
 

@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail bits
+# must-pass: integer
 # mistake: rounds each token's bytes up to a whole byte, then multiplies by the token count (rounds many times, not once)
 # diagnosis: rounds-each-token
 def _bytes_per_token(n_layers, n_kv_heads, head_dim, bits):

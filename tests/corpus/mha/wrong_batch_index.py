@@ -2,7 +2,7 @@
 # expect: fail batch-independent shape
 # mistake: works on x[0] only (written for one sequence), so every batch element after the first is dropped
 # diagnosis: batch-of-one
-# must-pass: scale
+# must-pass: scale prefix single-head sum-to-one upper-triangle-zero
 import numpy as np
 
 

@@ -1,7 +1,7 @@
 # attnprep: mha
 # expect: fail shape
 # mistake: returns the weights averaged over the heads, (B, T, T), like PyTorch's MultiheadAttention default
-# must-pass: scale
+# must-pass: scale prefix single-head sum-to-one upper-triangle-zero batch-independent
 import numpy as np
 
 

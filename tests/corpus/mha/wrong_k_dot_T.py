@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail shape matches-reference
 # mistake: writes q @ k.T on 4-D arrays, which reverses all four axes instead of swapping the last two
+# must-pass: prefix single-head sum-to-one upper-triangle-zero batch-independent input-unchanged scale
 import numpy as np
 
 

@@ -1,8 +1,8 @@
 # attnprep: mha
-# expect: fail sum-to-one
+# expect: fail sum-to-one prefix
 # mistake: zeroes the future after the softmax and does not renormalise, so rows sum to less than one
 # diagnosis: mask-after-softmax
-# must-pass: scale
+# must-pass: scale single-head
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail upper-triangle-zero sum-to-one
 # mistake: masks the diagonal too (np.triu with k=0), so position 0 has nothing left to attend to
 # diagnosis: mask-includes-diagonal
-# must-pass: scale
+# must-pass: scale single-head
 import numpy as np
 
 

@@ -1,8 +1,8 @@
 # attnprep: mha
-# expect: fail upper-triangle-zero
+# expect: fail upper-triangle-zero prefix
 # mistake: a -1e9 mask that also covers the diagonal: no nan, but no position attends to itself
 # diagnosis: mask-includes-diagonal
-# must-pass: scale
+# must-pass: scale single-head
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail shape
 # mistake: builds the causal mask from d_head (the last axis of q) instead of the sequence length T
+# must-pass: prefix single-head sum-to-one upper-triangle-zero batch-independent input-unchanged scale
 import numpy as np
 
 

@@ -1,7 +1,7 @@
 # attnprep: mha
 # expect: fail upper-triangle-zero prefix
 # mistake: masks with np.tril(k=-1), blocking the past instead of the future
-# must-pass: scale
+# must-pass: scale single-head
 import numpy as np
 
 

@@ -1,5 +1,5 @@
 # attnprep: mha
-# expect: fail merge-layout round-trip matches-reference
+# expect: fail merge-layout round-trip matches-reference prefix
 # mistake: splits correctly but merges with a bare reshape, gluing positions of one head together
 # diagnosis: merge-without-transpose
 # must-pass: scale

@@ -2,6 +2,7 @@
 # expect: fail scale matches-reference
 # mistake: divides the scores by d_head instead of sqrt(d_head)
 # diagnosis: scale-by-d-head
+# must-pass: single-head
 import numpy as np
 
 

@@ -1,8 +1,8 @@
 # attnprep: mha
-# expect: fail batch-independent
+# expect: fail batch-independent prefix
 # mistake: flattens B and T together, then reads the rows back as (T, B, ...) (PyTorch's sequence-first habit), mixing batches
 # diagnosis: batch-mixed-by-reshape
-# must-pass: scale
+# must-pass: scale single-head
 import numpy as np
 
 

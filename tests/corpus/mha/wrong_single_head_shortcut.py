@@ -1,7 +1,7 @@
 # attnprep: mha
 # expect: fail single-head shape
 # mistake: special-cases n_heads == 1 as plain attention and returns weights without the head axis
-# must-pass: scale
+# must-pass: scale prefix sum-to-one upper-triangle-zero
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail sum-to-one prefix
 # mistake: normalises over axis -2 (the queries) instead of the keys
 # diagnosis: softmax-over-queries
+# must-pass: single-head
 import numpy as np
 
 

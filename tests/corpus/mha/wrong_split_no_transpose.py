@@ -1,5 +1,5 @@
 # attnprep: mha
-# expect: fail split-layout matches-reference
+# expect: fail split-layout matches-reference prefix merge-layout
 # mistake: reshapes straight to (B, H, T, d_head) without the transpose, so heads get slices of several positions
 # diagnosis: split-without-transpose merge-without-transpose
 import numpy as np

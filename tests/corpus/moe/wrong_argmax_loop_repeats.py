@@ -1,5 +1,5 @@
 # attnprep: moe
-# expect: fail distinct
+# expect: fail distinct top-k
 # mistake: takes the argmax k times without removing the expert already chosen
 # diagnosis: top-expert-repeated
 # must-pass: stable

@@ -2,7 +2,7 @@
 # expect: fail balanced-loss assignment-share
 # diagnosis: f-divided-by-tokens
 # mistake: divides the assignment counts by T (tokens) instead of T*k (assignments), so f sums to k
-# must-pass: stable
+# must-pass: stable router-probability
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail assignment-share
 # mistake: counts only the first choice of every token for f_e, ignoring the other k-1 columns
 # diagnosis: f-counts-top-1-only
-# must-pass: stable
+# must-pass: stable router-probability
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail bad-input shape
 # diagnosis: k-equals-e-rejected
 # mistake: validates with k >= E instead of k > E, so routing every token to all E experts raises
-# must-pass: stable
+# must-pass: stable distinct gates-sum-to-one input-unchanged order top-k
 import numpy as np
 
 

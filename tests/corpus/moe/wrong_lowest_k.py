@@ -1,5 +1,5 @@
 # attnprep: moe
-# expect: fail top-k
+# expect: fail top-k order
 # mistake: forgets that argsort is ascending and keeps the k lowest logits
 # diagnosis: lowest-k
 # must-pass: stable

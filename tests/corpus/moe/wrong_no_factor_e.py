@@ -2,7 +2,7 @@
 # expect: fail balanced-loss
 # mistake: forgets the factor E, so a perfectly balanced router scores 1/E instead of 1
 # diagnosis: no-factor-e
-# must-pass: stable
+# must-pass: stable assignment-share imbalance router-probability
 import numpy as np
 
 

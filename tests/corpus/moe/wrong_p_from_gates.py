@@ -2,7 +2,7 @@
 # expect: fail router-probability
 # diagnosis: p-from-gates
 # mistake: takes P_e from the top-k gates (zero for unchosen experts) instead of the softmax over all E experts
-# must-pass: stable
+# must-pass: stable assignment-share
 import numpy as np
 
 

@@ -1,8 +1,8 @@
 # attnprep: moe
-# expect: fail balanced-loss
+# expect: fail balanced-loss router-probability
 # mistake: averages the raw router logits for P_e instead of the softmax probabilities
 # diagnosis: p-from-raw-logits
-# must-pass: stable
+# must-pass: stable assignment-share
 import numpy as np
 
 

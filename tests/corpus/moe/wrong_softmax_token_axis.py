@@ -1,8 +1,8 @@
 # attnprep: moe
-# expect: fail balanced-loss imbalance
+# expect: fail balanced-loss imbalance router-probability
 # mistake: takes the router softmax over the tokens (axis 0) instead of over the experts
 # diagnosis: softmax-wrong-axis
-# must-pass: stable
+# must-pass: stable assignment-share
 import numpy as np
 
 

@@ -1,5 +1,6 @@
 # attnprep: params
 # expect: fail seed-config matches-reference
+# must-pass: gqa
 # mistake: adds a bias to every projection, as in GPT-2; Llama-style models have none
 # diagnosis: counts-biases
 def count_params(vocab_size, d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, tied_embeddings=False):

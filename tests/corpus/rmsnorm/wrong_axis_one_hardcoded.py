@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail last-axis shape
+# must-pass: zero-input weight-bias
 # mistake: reduces over axis=1, which is the last axis only for 2-D (T, d) inputs
 import numpy as np
 

@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail last-axis unit-rms
+# must-pass: eps no-centering zero-input
 # mistake: normalises over the first axis (across positions) instead of the features
 # diagnosis: rms-norm-wrong-axis
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail weight-bias
+# must-pass: eps last-axis zero-input
 # mistake: layer_norm adds the bias before multiplying by the weight: (x_hat + bias) * weight
 import numpy as np
 

@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail no-centering
+# must-pass: eps last-axis unit-rms
 # mistake: rms_norm subtracts the mean first, which makes it a LayerNorm without bias
 # diagnosis: rms-norm-centres
 import numpy as np

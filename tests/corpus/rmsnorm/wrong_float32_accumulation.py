@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail matches-reference
+# must-pass: eps layer-norm-moments zero-input
 # mistake: casts to float32 "for speed", losing precision far beyond rtol 1e-6
 import numpy as np
 

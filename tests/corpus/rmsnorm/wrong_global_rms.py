@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail last-axis unit-rms scale-invariant
+# must-pass: eps no-centering zero-input
 # mistake: one RMS for the whole array instead of one per vector
 # diagnosis: rms-norm-whole-array
 import numpy as np

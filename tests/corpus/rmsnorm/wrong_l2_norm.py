@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail unit-rms
+# must-pass: eps last-axis no-centering
 # diagnosis: rms-l2-norm
 # mistake: divides by the L2 norm sqrt(sum(x**2) + eps) instead of the RMS (forgets to divide by d)
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
-# expect: fail unit-rms
+# expect: fail unit-rms eps
+# must-pass: last-axis no-centering
 # mistake: divides by the mean absolute value instead of the root mean square
 # diagnosis: rms-mean-abs
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail last-axis shape
+# must-pass: eps input-unchanged no-centering weight-bias zero-input
 # mistake: reduces without keepdims, which only broadcasts for 1-D or square inputs
 # diagnosis: missing-keepdims
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
-# expect: fail layer-norm-moments
+# expect: fail layer-norm-moments zero-input
+# must-pass: eps last-axis
 # mistake: layer_norm divides by the standard deviation but never subtracts the mean
 # diagnosis: layer-norm-no-centring
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail unit-rms scale-invariant
+# must-pass: eps last-axis no-centering
 # mistake: divides by the mean square, forgetting the square root
 # diagnosis: rms-no-sqrt
 import numpy as np

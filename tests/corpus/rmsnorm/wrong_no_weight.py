@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail weight-bias
+# must-pass: eps last-axis no-centering
 # mistake: rms_norm forgets to multiply by the learned weight
 # diagnosis: rms-norm-forgets-weight
 import numpy as np

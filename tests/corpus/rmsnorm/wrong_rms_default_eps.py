@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail eps
+# must-pass: unit-rms
 # mistake: rms_norm's default eps copied from LayerNorm (1e-5 instead of 1e-6)
 import numpy as np
 

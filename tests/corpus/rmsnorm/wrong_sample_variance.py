@@ -1,5 +1,6 @@
 # attnprep: rmsnorm
 # expect: fail layer-norm-moments
+# must-pass: eps last-axis
 # mistake: layer_norm uses the sample variance (ddof=1) instead of the population variance
 # diagnosis: sample-variance
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: rope
 # expect: fail frequencies norm-preserving relative matches-reference
+# must-pass: direction
 # mistake: one frequency per feature, base^(-2i/d) for i over all d, instead of d/2 frequencies shared by each pair
 # diagnosis: rope-frequency-per-feature
 import numpy as np

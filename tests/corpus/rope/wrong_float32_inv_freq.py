@@ -1,5 +1,6 @@
 # attnprep: rope
 # expect: fail matches-reference
+# must-pass: relative
 # mistake: builds the frequencies with a float32 arange (as in some PyTorch code), so angles at large positions drift
 import numpy as np
 

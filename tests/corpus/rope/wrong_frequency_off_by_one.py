@@ -1,5 +1,6 @@
 # attnprep: rope
 # expect: fail frequencies
+# must-pass: direction
 # diagnosis: rope-pairs-from-one
 # mistake: counts the pairs from 1 (i in 1..d/2), so the first pair does not turn at 1 rad per position
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: rope
 # expect: fail position-zero
+# must-pass: direction frequencies
 # mistake: concatenates the two rotated halves in the wrong order, so the halves of every vector trade places
 import numpy as np
 

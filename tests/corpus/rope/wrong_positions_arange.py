@@ -1,5 +1,6 @@
 # attnprep: rope
 # expect: fail positions relative matches-reference
+# must-pass: direction frequencies position-zero
 # mistake: ignores the positions argument and rotates row t by position t (np.arange(T))
 # diagnosis: rope-positions-ignored
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: rope
 # expect: fail direction position-zero matches-reference
+# must-pass: frequencies
 # mistake: sin and cos are swapped in the rotation
 # diagnosis: rope-sin-cos-swapped
 import numpy as np

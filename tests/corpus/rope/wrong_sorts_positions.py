@@ -1,5 +1,6 @@
 # attnprep: rope
 # expect: fail input-unchanged positions
+# must-pass: position-zero relative
 # mistake: sorts the caller's positions in place to build a table, assuming positions come in order
 import numpy as np
 

@@ -1,5 +1,5 @@
 # attnprep: sampling
-# expect: fail reproducible
+# expect: fail reproducible distribution
 # mistake: builds np.random.default_rng(0) inside sample 'for reproducibility', ignoring the rng passed in
 # must-pass: stable
 import numpy as np

@@ -2,7 +2,7 @@
 # expect: fail input-unchanged
 # mistake: divides the caller's logits by the temperature in place
 # diagnosis: in-place-temperature
-# must-pass: stable
+# must-pass: stable distribution
 import numpy as np
 
 

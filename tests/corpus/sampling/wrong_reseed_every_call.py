@@ -1,7 +1,7 @@
 # attnprep: sampling
 # expect: fail reproducible
 # mistake: reseeds a generator from the rng's seed on every call, so every draw repeats the first
-# must-pass: stable
+# must-pass: stable distribution
 import numpy as np
 
 

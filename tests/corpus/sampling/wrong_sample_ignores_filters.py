@@ -1,5 +1,5 @@
 # attnprep: sampling
-# expect: fail distribution
+# expect: fail distribution bad-input
 # mistake: sample draws from softmax(logits / T) and never passes top_k and top_p on
 # must-pass: stable
 import numpy as np

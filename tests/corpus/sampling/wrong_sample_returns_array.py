@@ -1,7 +1,7 @@
 # attnprep: sampling
 # expect: fail token-id
 # mistake: sample returns rng.choice(..., size=1), a one-element array, instead of an int
-# must-pass: stable
+# must-pass: stable distribution greedy reproducible
 import numpy as np
 
 

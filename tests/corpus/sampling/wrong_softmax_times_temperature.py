@@ -2,7 +2,7 @@
 # expect: fail temperature sum-to-one
 # mistake: multiplies the softmax by the temperature instead of dividing the logits by it
 # diagnosis: temperature-after-softmax
-# must-pass: stable
+# must-pass: stable distribution top-k top-p
 import numpy as np
 
 

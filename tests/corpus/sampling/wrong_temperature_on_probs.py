@@ -2,7 +2,7 @@
 # expect: fail temperature
 # mistake: applies temperature to the probabilities (p / T, renormalised), which cancels out
 # diagnosis: temperature-after-softmax
-# must-pass: stable
+# must-pass: stable distribution top-k top-p
 import numpy as np
 
 

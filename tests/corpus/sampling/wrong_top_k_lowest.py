@@ -2,7 +2,7 @@
 # expect: fail top-k
 # mistake: top-k sorts ascending and keeps the k least probable tokens
 # diagnosis: top-k-keeps-lowest
-# must-pass: stable
+# must-pass: stable distribution top-p
 import numpy as np
 
 

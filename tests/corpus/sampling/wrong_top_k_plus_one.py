@@ -2,7 +2,7 @@
 # expect: fail top-k
 # mistake: top-k off by one: the threshold is the (k+1)-th largest probability, so k+1 tokens survive
 # diagnosis: top-k-off-by-one
-# must-pass: stable
+# must-pass: stable distribution top-p
 import numpy as np
 
 

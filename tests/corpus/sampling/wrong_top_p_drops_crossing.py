@@ -2,7 +2,7 @@
 # expect: fail top-p
 # mistake: top-p keeps only the tokens whose running total stays below p, dropping the token that crosses it
 # diagnosis: top-p-drops-crossing-token
-# must-pass: stable
+# must-pass: stable distribution
 import numpy as np
 
 

@@ -1,8 +1,8 @@
 # attnprep: sampling
-# expect: fail top-p
+# expect: fail top-p sum-to-one token-id
 # mistake: top-p zeroes the tail but forgets to renormalise what is left
 # diagnosis: top-p-not-renormalised
-# must-pass: stable
+# must-pass: stable distribution
 import numpy as np
 
 

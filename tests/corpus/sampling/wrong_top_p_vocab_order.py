@@ -2,7 +2,7 @@
 # expect: fail top-p
 # mistake: top-p accumulates probabilities in vocabulary order instead of from the most probable down
 # diagnosis: top-p-vocabulary-order
-# must-pass: stable
+# must-pass: stable distribution
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail sum-to-one axis matches-reference
 # mistake: normalises over axis 0 whatever axis is asked for
 # diagnosis: softmax-wrong-axis
-# must-pass: stable
+# must-pass: stable masked-entries
 import numpy as np
 
 

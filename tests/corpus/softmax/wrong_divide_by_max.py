@@ -1,7 +1,7 @@
 # attnprep: softmax
 # expect: fail sum-to-one matches-reference
 # mistake: normalises by the largest exponential instead of the sum
-# must-pass: stable
+# must-pass: stable masked-entries
 import numpy as np
 
 

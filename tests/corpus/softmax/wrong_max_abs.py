@@ -1,5 +1,5 @@
 # attnprep: softmax
-# expect: fail stable
+# expect: fail stable masked-entries
 # mistake: subtracts the largest magnitude; a row of large negative scores underflows to 0/0
 import numpy as np
 

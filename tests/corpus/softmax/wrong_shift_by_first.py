@@ -1,5 +1,5 @@
 # attnprep: softmax
-# expect: fail stable
+# expect: fail stable masked-entries
 # mistake: shifts every slice by its first entry instead of its maximum; a later, larger entry still overflows
 import numpy as np
 

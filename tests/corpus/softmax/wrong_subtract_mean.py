@@ -1,5 +1,5 @@
 # attnprep: softmax
-# expect: fail stable
+# expect: fail stable masked-entries
 # mistake: subtracts each slice's mean instead of its maximum, so a wide slice still overflows
 import numpy as np
 

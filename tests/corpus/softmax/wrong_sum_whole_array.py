@@ -2,7 +2,7 @@
 # expect: fail sum-to-one matches-reference
 # mistake: divides by the sum of the whole array instead of each slice
 # diagnosis: sum-over-everything
-# must-pass: stable
+# must-pass: stable masked-entries
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail position-wise shape
 # mistake: einsum subscripts written for a (T, d_model) input only
 # diagnosis: two-dims-only
-# must-pass: stable
+# must-pass: stable input-unchanged
 import numpy as np
 
 

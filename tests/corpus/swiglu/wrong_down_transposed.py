@@ -1,7 +1,7 @@
 # attnprep: swiglu
 # expect: fail shape
 # mistake: only the down projection is written as hidden @ W_down.T (nn.Linear habit), which needs d_ff == d_model
-# must-pass: stable
+# must-pass: stable gate input-unchanged position-wise
 import numpy as np
 
 

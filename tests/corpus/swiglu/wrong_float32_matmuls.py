@@ -1,5 +1,6 @@
 # attnprep: swiglu
 # expect: fail matches-reference
+# must-pass: gate
 # mistake: casts the input and weights to float32 for speed, losing precision far beyond rtol 1e-6
 import numpy as np
 

@@ -2,7 +2,7 @@
 # expect: fail shape
 # mistake: forgets the down projection and returns the hidden activations
 # diagnosis: no-down-projection
-# must-pass: stable
+# must-pass: stable gate position-wise
 import numpy as np
 
 

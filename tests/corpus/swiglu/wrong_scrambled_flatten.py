@@ -2,7 +2,7 @@
 # expect: fail position-wise
 # mistake: flattens the positions with reshape(d_model, -1).T, which mixes features of different positions
 # diagnosis: mixes-positions
-# must-pass: stable
+# must-pass: stable gate
 import numpy as np
 
 

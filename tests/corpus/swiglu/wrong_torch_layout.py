@@ -2,7 +2,7 @@
 # expect: fail shape
 # mistake: transposes every weight as nn.Linear would (x @ W.T), which only works when d_ff == d_model
 # diagnosis: transposed-weights
-# must-pass: stable
+# must-pass: stable gate input-unchanged position-wise
 import numpy as np
 
 

@@ -1,6 +1,6 @@
 # attnprep: window
-# expect: fail mask window-one
-# must-pass: stable scale
+# expect: fail mask window-one equals-causal row-counts sum-to-one
+# must-pass: stable scale blocked-zero
 # mistake: uses j >= i for the future, which also blocks each position's own key
 # diagnosis: mask-includes-diagonal
 import numpy as np

@@ -1,5 +1,5 @@
 # attnprep: window
-# expect: fail mask prefix
+# expect: fail mask prefix blocked-zero equals-causal row-counts
 # must-pass: stable scale
 # mistake: flips the mask: blocks the past and lets each query see the next window of future keys
 # diagnosis: mask-blocks-past

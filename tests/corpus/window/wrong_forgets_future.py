@@ -1,5 +1,5 @@
 # attnprep: window
-# expect: fail mask prefix row-counts
+# expect: fail mask prefix row-counts blocked-zero equals-causal
 # must-pass: stable scale
 # mistake: a symmetric band |i - j| < window: forgets to block the future
 # diagnosis: mask-forgets-future

@@ -1,6 +1,6 @@
 # attnprep: window
 # expect: fail stable
-# must-pass: scale
+# must-pass: scale blocked-zero
 # diagnosis: global-max
 # mistake: subtracts one maximum over all the scores instead of each row's own maximum
 import numpy as np

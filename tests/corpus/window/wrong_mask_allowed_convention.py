@@ -1,5 +1,5 @@
 # attnprep: window
-# expect: fail mask row-counts
+# expect: fail mask row-counts equals-causal
 # must-pass: stable scale
 # diagnosis: mask-allowed-convention
 # mistake: returns the PyTorch-style "True = may attend" mask, the opposite of the contract's True = blocked

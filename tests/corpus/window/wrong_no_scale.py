@@ -1,6 +1,6 @@
 # attnprep: window
 # expect: fail scale matches-reference
-# must-pass: stable
+# must-pass: stable equals-causal
 # mistake: forgets to divide the scores by sqrt(d_k)
 # diagnosis: missing-scale
 import numpy as np

@@ -1,6 +1,6 @@
 # attnprep: window
 # expect: fail scale
-# must-pass: stable
+# must-pass: stable equals-causal
 # diagnosis: scale-by-d-k
 # mistake: divides the scores by d_k instead of sqrt(d_k)
 import numpy as np

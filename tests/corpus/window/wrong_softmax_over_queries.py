@@ -1,6 +1,6 @@
 # attnprep: window
-# expect: fail sum-to-one
-# must-pass: stable
+# expect: fail sum-to-one prefix
+# must-pass: stable equals-causal
 # diagnosis: softmax-over-queries
 # mistake: normalises the softmax over axis 0 (the queries) instead of the keys
 import numpy as np

@@ -1,5 +1,5 @@
 # attnprep: window
-# expect: fail blocked-zero
+# expect: fail blocked-zero equals-causal prefix row-counts window-one
 # must-pass: stable scale
 # mistake: computes out correctly but returns the weights from before the mask
 # diagnosis: weights-before-mask

@@ -1,5 +1,5 @@
 # attnprep: window
-# expect: fail mask row-counts
+# expect: fail mask row-counts blocked-zero window-one
 # must-pass: stable scale
 # mistake: blocks only i - j > window, so every row sees one key too many
 # diagnosis: window-off-by-one

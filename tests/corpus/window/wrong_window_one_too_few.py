@@ -1,6 +1,6 @@
 # attnprep: window
-# expect: fail mask row-counts window-one
-# must-pass: stable scale
+# expect: fail mask row-counts window-one equals-causal sum-to-one
+# must-pass: stable scale blocked-zero
 # diagnosis: window-off-by-one
 # mistake: np.tril with offset -(window - 1) blocks i - j >= window - 1, so every row sees one key too few
 import numpy as np

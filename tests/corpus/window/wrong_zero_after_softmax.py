@@ -1,6 +1,6 @@
 # attnprep: window
-# expect: fail sum-to-one
-# must-pass: stable scale
+# expect: fail sum-to-one prefix
+# must-pass: stable scale equals-causal window-one
 # mistake: takes the softmax of all scores, then zeroes the blocked weights without renormalising
 # diagnosis: mask-after-softmax
 import numpy as np

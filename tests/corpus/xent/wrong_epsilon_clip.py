@@ -1,5 +1,6 @@
 # attnprep: xent
 # expect: fail confident
+# must-pass: uniform mean shift-invariant
 # mistake: guards log(0) with -log(p + 1e-12): a confidently wrong target's loss is capped near 27.6 instead of ~1000
 # diagnosis: epsilon-in-log
 import numpy as np

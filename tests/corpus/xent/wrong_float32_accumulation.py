@@ -1,5 +1,6 @@
 # attnprep: xent
 # expect: fail stable
+# must-pass: shift-invariant uniform
 # mistake: casts the logits to float32 "for speed": near 1e4 float32 keeps only about 3 decimal places
 import numpy as np
 

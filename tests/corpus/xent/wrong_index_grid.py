@@ -2,7 +2,7 @@
 # expect: fail mean matches-reference
 # mistake: picks the targets with log_probs[:, targets], an (N, N) grid of every row at every target, and averages it
 # diagnosis: targets-index-grid
-# must-pass: stable
+# must-pass: stable confident
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail uniform shift-invariant
 # mistake: log-sum-exp of the shifted logits without adding the row maximum back, minus the unshifted target logit
 # diagnosis: max-not-added-back
-# must-pass: stable
+# must-pass: stable confident mean
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail mean uniform
 # mistake: averages the one-hot-weighted log-probabilities over all N x V entries instead of over N
 # diagnosis: mean-over-all-entries
-# must-pass: stable
+# must-pass: stable confident
 import numpy as np
 
 

@@ -1,5 +1,5 @@
 # attnprep: xent
-# expect: fail stable shift-invariant
+# expect: fail stable shift-invariant confident
 # mistake: exponentiates the raw logits, which overflows near 1e4
 # diagnosis: no-max-subtraction
 import numpy as np

@@ -1,8 +1,8 @@
 # attnprep: xent
-# expect: fail uniform
+# expect: fail uniform shift-invariant
 # mistake: normalises over the batch axis (axis 0) instead of the vocabulary
 # diagnosis: softmax-wrong-axis
-# must-pass: stable
+# must-pass: stable confident mean
 import numpy as np
 
 

@@ -2,7 +2,7 @@
 # expect: fail mean
 # mistake: sums the per-example losses instead of averaging them
 # diagnosis: sum-instead-of-mean
-# must-pass: stable
+# must-pass: stable confident uniform
 import numpy as np
 
 
