@@ -135,15 +135,17 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     """Grade a solution file against the exercise's hidden invariants."""
     import time
 
-    from attnprep import mock, render, state, workspace
+    from attnprep import workspace
     from attnprep.runner import Worker, cpu_limit
 
     path = workspace.file_to_check(file)
     source = workspace.read_source(path)
     ex = workspace.infer_exercise(path, source, exercise)
     started = time.monotonic()
-    worker = Worker(cpu_seconds=cpu_limit(timeout))  # boots Python and NumPy while this process imports the judge
+    # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
+    worker = Worker(cpu_seconds=cpu_limit(timeout))
     try:
+        from attnprep import mock, render, state
         from attnprep.engine import grade
 
         report = grade(ex, source, str(file) if file else str(path), seed=seed, timeout=timeout, worker=worker,
