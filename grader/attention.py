@@ -135,35 +135,60 @@ def shape(cand, ref, rng):
         raise Fail(f"every call raised, so no output shape could be checked; the first: {raised[0]}")
 
 
+def _rank_words(depth, batch):
+    """How a call at `depth` (batch axes indexed away) is described: its number of leading batch dims."""
+    left = batch[depth:]
+    if not left:
+        return "on each batch element alone (plain 2-D q, k, v)"
+    if depth == 0:
+        return f"on the whole arrays (leading batch dims {shape_of(np.empty(left))})"
+    return f"on each q[i], k[i], v[i] (leading batch dims {shape_of(np.empty(left))})"
+
+
 @invariant("batch-dims", "works for any number of leading batch dims; each batch element is independent")
 def batch_dims(cand, ref, rng):
-    # The candidate against itself: a batched call must give, for each batch element, what its own call on that
-    # element alone (2-D) gives. A batch element whose 2-D call already fails is left to the other checks.
+    # The candidate against itself: the full batched call, the calls on each slice of the first batch axis (with
+    # two batch dims or more) and the calls on each batch element alone (2-D) must all return a result, and the
+    # same one for every batch element. Code that works with one number of batch dims and fails with another
+    # (written for 2-D only, or for (B, T, d) only) fails here. Where no number of batch dims works, the other
+    # checks report it.
     cases = (((3,), 5, 5, 4, 3), ((2, 3), 4, 6, 5, 2), ((2, 1, 2), 3, 3, 2, 4), ((1,), 6, 4, 3, 3))
     for batch, t_q, t_k, d_k, d_v in cases:
         q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
-        singles = {}
-        for idx in np.ndindex(*batch):
-            one = _try(cand, q[idx], k[idx], v[idx])
-            if not isinstance(one, Broke):
-                singles[idx] = one[0]
-        if not singles:
-            continue  # no batch element works on its own: nothing to compare a batched call with
         label = _label(q, k, v)
-        got = _try(cand, q, k, v)
-        if isinstance(got, Broke):
-            raise Fail(f"{got.text}, while the same function on each batch element alone (2-D q ({t_q}, {d_k}), "
-                       f"k ({t_k}, {d_k}), v ({t_k}, {d_v})) returns a result: every axis before the last two is a "
-                       "batch axis (use @ or np.matmul, np.swapaxes(k, -1, -2), and reduce over axis=-1)")
-        out = got[0]
-        for idx, single in singles.items():
-            diff = _first_diff(out[idx], single)
-            if diff is not None:
-                (i, c), n = diff
-                raise Fail(f"{label}, batch element {list(idx)}: output[{_at(idx)}, {i}, {c}] is "
-                           f"{fmt(out[idx][i, c])}, while the same function on that batch element alone (2-D) gives "
-                           f"{fmt(single[i, c])} ({n} of {single.size} entries differ): each batch element must be "
-                           "computed independently, as on its own; every axis before the last two is a batch axis")
+        depths = [0, 1, len(batch)] if len(batch) >= 2 else [0, len(batch)]
+        levels = {}  # depth -> {index into the batch dims: the call's result (or Broke)}
+        for depth in depths:
+            levels[depth] = {idx: _try(cand, q[idx], k[idx], v[idx]) for idx in np.ndindex(*batch[:depth])}
+        working = [d for d in depths if not any(isinstance(r, Broke) for r in levels[d].values())]
+        if not working:
+            continue  # no number of batch dims works: nothing to compare, for the other checks
+        for depth in depths:
+            broke = next((r for r in levels[depth].values() if isinstance(r, Broke)), None)
+            if broke is None:
+                continue
+            good = working[0]
+            raise Fail(f"{label}: {_rank_words(depth, batch)} the function fails ({broke.text}), while "
+                       f"{_rank_words(good, batch)} it returns a result. Every axis before the last two is a "
+                       "batch axis, and there may be none, one or several (use @ or np.matmul, "
+                       "np.swapaxes(k, -1, -2), q.shape[-1], and reduce over axis=-1 with keepdims=True)")
+        base_depth = len(batch)
+        for depth in depths[:-1]:
+            for idx, one in levels[depth].items():
+                out = one[0]
+                for rest in np.ndindex(*batch[depth:]):
+                    single = levels[base_depth][idx + rest][0]
+                    diff = _first_diff(out[rest], single)
+                    if diff is None:
+                        continue
+                    (i, c), n = diff
+                    whole = idx + rest
+                    call = label if depth == 0 else f"the call on q[{_at(idx)}], k[{_at(idx)}], v[{_at(idx)}]"
+                    raise Fail(f"{call}, batch element {list(whole)}: output[{_at(whole)}, {i}, {c}] is "
+                               f"{fmt(out[rest][i, c])}, while the same function on that batch element alone (2-D) "
+                               f"gives {fmt(single[i, c])} ({n} of {single.size} entries differ): each batch "
+                               "element must be computed independently, as on its own; every axis before the last "
+                               "two is a batch axis")
 
 
 def _far_queries(rng, q, k, n_extra, big):
@@ -294,6 +319,20 @@ def _blocked_by_scores(q, k, m, big):
     return q2, k2
 
 
+def _batch_consistent(cand, q, k, v):
+    """The call without a mask returns, and (with batch dims) equals the calls on each batch element alone."""
+    got = _try(cand, q, k, v)
+    if isinstance(got, Broke):
+        return False
+    for idx in np.ndindex(*q.shape[:-2]):
+        if not idx:
+            break
+        one = _try(cand, q[idx], k[idx], v[idx])
+        if isinstance(one, Broke) or _first_diff(got[0][idx], one[0]) is not None:
+            return False
+    return True
+
+
 @invariant("mask", "a bool mask (True = blocked) broadcasts to (..., T_q, T_k); blocked keys get weight exactly 0")
 def mask(cand, ref, rng):
     # Every verdict compares the candidate with itself: a masked call against the same call with a changed blocked
@@ -310,8 +349,8 @@ def mask(cand, ref, rng):
         q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
         j = int(rng.integers(0, t_k))
         m = _make_mask(rng, mshape, j_star=j)
-        if isinstance(_try(cand, q, k, v), Broke):
-            continue  # fails without a mask already: for the other checks
+        if not _batch_consistent(cand, q, k, v):
+            continue  # fails without a mask already, or mixes the batch elements: for the other checks
         got = _try(cand, q, k, v, m)
         if isinstance(got, Broke):
             raise Fail(f"{got.text}, with {what}, while the same call without the mask returns a result: the mask "
@@ -416,13 +455,35 @@ def _circulant_problem(rng, t, d_k, d_v):
     return q, k, v
 
 
+def _lift(cand, q, k, v):
+    """How many leading batch dims of size 1 the candidate needs to take this 2-D problem: 0 when it takes plain 2-D
+    arrays, 1 or 2 for code written for (B, T, d) or (B, H, T, d) only (batch-dims reports that), None when none
+    works (the other checks report it)."""
+    for n in (0, 1, 2):
+        one = (1,) * n
+        if not isinstance(_try(cand, q.reshape(one + q.shape), k.reshape(one + k.shape), v.reshape(one + v.shape)),
+                          Broke):
+            return n
+    return None
+
+
+def _run_lifted(cand, n, q, k, v, mask=_NO_MASK):
+    """_run on the 2-D problem given n leading batch dims of size 1; the output comes back 2-D."""
+    one = (1,) * n
+    out, label = _run(cand, q.reshape(one + q.shape), k.reshape(one + k.shape), v.reshape(one + v.shape), mask)
+    return out.reshape(out.shape[n:]), label
+
+
 @invariant("scale", "scores are divided by sqrt(d_k), the width of q and k")
 def scale(cand, ref, rng):
     # The divisor is read off the candidate's own weights (v is chosen so the output rows are the weights):
     # within a row, log weight against the raw score q k^T is a line of slope 1/divisor.
     for t, d_k, d_v in ((6, 9, 8), (5, 16, 7)):
         q, k, v = _circulant_problem(rng, t, d_k, d_v)
-        out, label = _run(cand, q, k, v)
+        lift = _lift(cand, q, k, v)
+        if lift is None:
+            continue  # raises on this problem whatever its batch dims: for the other checks
+        out, label = _run_lifted(cand, lift, q, k, v)
         c = softmax_divisor(out[:, :t], q @ k.T)
         right, root = np.sqrt(d_k), fmt(np.sqrt(d_k))
         if c is not None and abs(c - right) <= 1e-4 * right:
@@ -478,19 +539,22 @@ def stable(cand, ref, rng):
         (f"key {j} scoring about 1e4 above the others, blocked for some queries", np.ones(t),
          _make_mask(rng, (t, t), j_star=j), big, j),
     ]
+    lift = _lift(cand, *_qkv(np.random.default_rng(0), (), t, t, d_k, d_v))  # its own rng: the cases keep theirs
+    if lift is None:
+        return  # raises on a plain problem whatever its batch dims: for the other checks
     for name, along, m, amount, key in cases:
         q, k, v, u = row_shift_problem(rng, t, d_k, d_v, along)
         if key is not None:
             # every value row is the same vector: whatever the weights, if they sum to one the output is that vector
             v = np.repeat(rng.normal(size=(1, d_v)) + 2.0, t, axis=0)
-        out0, label = _run(cand, q, k, v, m)
+        out0, label = _run_lifted(cand, lift, q, k, v, m)
         if not np.isfinite(out0).all():
             continue  # nan or inf already at scores of about 1: another bug, reported by the other checks
         moved = []
         for a in (2.0 * np.sqrt(d_k) * np.sign(amount), amount):  # the same change at scores of about 1, then 1e4
             k2 = k.copy()
             k2[slice(key, key + 1) if key is not None else slice(None)] += a * u
-            moved.append(_run(cand, q, k2, v, m)[0])
+            moved.append(_run_lifted(cand, lift, q, k2, v, m)[0])
         out_m, out_x = moved
         what = f"{label} with {name}"
         bad = ~np.isfinite(out_x)
@@ -529,6 +593,14 @@ def matches_reference(cand, ref, rng):
                     else np.zeros(mshape, dtype=bool)
                 out, label = _run(cand, q, k, v, m)
                 check_close(out, ref.attention(q, k, v, m), label)
+    # broadcast masks the cases above do not have: a (B, 1, 1, T_k) padding mask on 4-D inputs, a (1, T_k) mask
+    # shared by every query, and a (B, 1, T_q, T_k) mask shared by the heads
+    for batch, t_q, t_k, d_k, d_v, mshape in (((2, 3), 4, 6, 5, 3, (2, 1, 1, 6)), ((3,), 5, 4, 3, 2, (1, 4)),
+                                              ((2, 2), 3, 5, 4, 4, (2, 1, 3, 5))):
+        q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v, scale=1.5)
+        m = _make_mask(rng, mshape, j_star=int(rng.integers(0, t_k)))
+        out, label = _run(cand, q, k, v, m)
+        check_close(out, ref.attention(q, k, v, m), label)
 
 
 @invariant("input-unchanged", "q, k, v and mask are not modified")

@@ -250,6 +250,8 @@ def _wrong_divisors(T, d_k, d_v):
          f"d_k is q.shape[1], the width of q and k, not q.shape[0]: divide by sqrt({d_k}) = {root}"),
         (float(T), f"T = {T}, the sequence length", f"divide by sqrt(d_k) = sqrt({d_k}) = {root}"),
         (1.0 / np.sqrt(d_k), f"1/sqrt(d_k), i.e. multiplied by sqrt(d_k) = {root}", "divide by it instead"),
+        (2.0 * d_k, f"2 * d_k = {2 * d_k}: `/ d_k ** 1/2` parses as (/ d_k) / 2",
+         f"write / np.sqrt(d_k) or / d_k ** 0.5 = {root}"),
     ]
 
 

@@ -381,6 +381,27 @@ def assignment_share(cand, ref, rng):
                    f"{two.tolist()} every expert gets the same share of the T*k = 12 assignments as with "
                    f"{one.tolist()} of T*k = 6, and every token's logits are equal; f_e is a share, so divide the "
                    f"counts by T*k, not by T (and not a raw count)")
+    # 3. Every assignment counts once, whatever its gate: with the router logits fixed the loss is linear in f_e,
+    #    so the candidate's own loss with every token sent to expert e alone (k = 1, f_e = 1) reads off its
+    #    E * P_e, and any expert_idx must give sum_e f_e * that, f_e the plain share of the T*k assignments.
+    #    Judged only when those readings follow the softmax over all E logits (else P_e is what is wrong, which
+    #    router-probability reports).
+    T, k = 6, 2
+    logits = rng.normal(scale=2.0, size=(T, E))
+    idx = np.argsort(-logits, axis=-1)[:, :k]  # each token's top two, with clearly unequal gates
+    readings = np.array([_loss(cand, logits, np.full((T, 1), e), E)[0] for e in range(E)])
+    P = _softmax(logits).mean(axis=0)
+    if np.isfinite(readings).all() and readings.sum() > 0 and np.allclose(readings / readings.sum(), P / P.sum(),
+                                                                          rtol=1e-6, atol=1e-12):
+        got, label = _loss(cand, logits, idx, E)
+        f = np.bincount(idx.ravel(), minlength=E) / idx.size
+        want = float(np.sum(f * readings))
+        if not np.isclose(got, want, rtol=1e-6, atol=1e-9):
+            raise Fail(f"{label} is {fmt(got)} for expert_idx {idx.tolist()}, but {fmt(want)} = sum_e f_e * L_e, "
+                       f"where L_e = [{', '.join(fmt(r) for r in readings)}] is its own loss with every token sent to "
+                       f"expert e alone and f_e = [{', '.join(fmt(x) for x in f)}] the share of the T*k = {T * k} "
+                       f"assignments: the loss is linear in f_e, and every assignment counts once, in whichever "
+                       f"column and with whatever gate (do not weight f_e by the gates)")
 
 
 @invariant("router-probability", "P_e is the mean over tokens of the softmax over all E logits, unchosen experts "

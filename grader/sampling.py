@@ -318,6 +318,28 @@ def top_p(cand, ref, rng):
     # reach 0.8, whereas measured on the softmax before top-k it takes all three.
     _top_p_case(cand, ref, DOMAIN_LOGITS, "DOMAIN.md logits", 1.5, 3, 0.8,
                 " (top-p is measured on the distribution top-k leaves, renormalised, not on the softmax before it)")
+    # top_p = 1.0 keeps every token (after top_k). Rounding often leaves the running total a hair below 1.0
+    # here (DOMAIN.md logits at T=1, 1.3 and 4, [1, 2, 3], 0..7 at T=3): a cut that is looked for only among the
+    # sums reaching top_p (np.argmax(cum >= p) gives 0 when none does) then keeps one token. Every probability
+    # is 5e-4 or more, so no rounding (not even float32's) can make the total reach 1 before the last token.
+    full = [(DOMAIN_LOGITS, "DOMAIN.md logits", 1.0, None), (DOMAIN_LOGITS, "DOMAIN.md logits", 1.3, None),
+            (DOMAIN_LOGITS, "DOMAIN.md logits", 4.0, None), (DOMAIN_LOGITS[::-1].copy(), "reversed DOMAIN.md "
+            "logits", 1.0, 5), (np.array([1.0, 2.0, 3.0]), "logits", 1.0, None),
+            (np.array([1.0, 2.0, 3.0]), "logits", 2.0, None), (np.arange(8.0), "logits", 3.0, None),
+            (np.arange(12.0), "logits", 3.0, 6)]
+    full += [(rng.normal(scale=1.0, size=V), "logits", 1.0, None) for V in (6, 11, 25)]
+    for logits, what, t, k in full:
+        before_p, _ = _probs(cand, logits, what=what, **_kwargs(t, k, None))
+        q = _distribution(before_p)
+        if q is None or abs(before_p.sum() - 1.0) > 1e-6:
+            continue  # no distribution to keep whole: sum-to-one and non-negative report it
+        out, label = _probs(cand, logits, what=what, **_kwargs(t, k, 1.0))
+        after = " after top_k" if k is not None else ""
+        _check_kept(out, q, q, label, f"top_p=1.0 keeps every token{after}: the cumulative probability reaches "
+                                      "1 only with the last one (in floating point it may end a hair below 1.0, "
+                                      "so the last token must be kept even when no running total reaches top_p)")
+        check_close(out, q, label, context=f"top_p=1.0 changes nothing: expected what your sampling_probs gives "
+                                           f"without top_p{after}")
     cases = [(5, 1.0, None, 0.3, 0.9), (8, 1.0, None, 0.5, 0.95), (8, 0.7, None, 0.3, 0.8),
              (13, 1.4, None, 0.6, 0.95), (30, 1.0, None, 0.4, 0.9), (6, 1.0, None, 0.01, 0.05),
              (10, 1.0, 4, 0.7, 0.95), (12, 1.2, 6, 0.5, 0.9)]
@@ -336,6 +358,14 @@ def matches_reference(cand, ref, rng):
             p = _safe_top_p(rng, ref, logits, 0.2, 0.97, t, k) if rng.random() < 0.6 else None
             out, label = _probs(cand, logits, **_kwargs(t, k, p))
             check_close(out, ref.sampling_probs(logits, t, k, p), label)
+    for logits, t, k in ((DOMAIN_LOGITS, 1.0, None), (np.arange(12.0), 3.0, None), (np.arange(10.0), 1.0, 4)):
+        out, label = _probs(cand, logits, **_kwargs(t, k, 1.0))
+        check_close(out, ref.sampling_probs(logits, t, k, 1.0), label, context="top_p=1.0 keeps every token")
+    # The order of the steps: top_p=0.9 keeps 1 DOMAIN.md token at T=0.5, 2 at T=1 and 5 at T=2 (measured after
+    # the temperature), and top_k=3 then top_p=0.8 keeps 2 at T=1.5 (measured after top-k, renormalised).
+    for t, k, p in ((0.5, None, 0.9), (2.0, None, 0.9), (2.0, 6, 0.9), (1.5, 3, 0.8)):
+        out, label = _probs(cand, DOMAIN_LOGITS, what="DOMAIN.md logits", **_kwargs(t, k, p))
+        check_close(out, ref.sampling_probs(DOMAIN_LOGITS, t, k, p), label)
 
 
 @invariant("token-id", "sample returns one token id: a Python or NumPy integer in range(V)")

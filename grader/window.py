@@ -335,9 +335,51 @@ def _check_shift(cand, T, d_k, d_v, window, shifts, name, advice, rng):
                        f"precision or an overflow; {advice}")
 
 
+def _check_blocked_key(cand, T, d_k, d_v, window, key, name, advice, rng):
+    """One key raised by about 1e4 for every query: the rows that may not see it must not change.
+
+    A blocked key takes no part in a row's softmax, so the candidate's own result with that key at an ordinary
+    score is what those rows must give; only rows where the key is blocked are judged."""
+    q, k, v = _qkv(rng, T, d_k, d_v)
+    k[:, 0] = 0.0
+    q[:, 0] = np.sqrt(d_k)  # k[key, 0] = c raises key's score by c in every row
+    base = _attend_moderate(cand, q, k, v, window)
+    if base is None:
+        return
+    out0, w0, _ = base
+    rows = np.flatnonzero(_blocked(T, window)[:, key] & _rows_finite(out0, w0))
+    if rows.size == 0:
+        return
+    k_small = k.copy()
+    k_small[key, 0] = 3.0
+    _, w_small, _ = _attend(cand, q, k_small, v, window)
+    if not np.allclose(w_small[rows], w0[rows], rtol=1e-6, atol=1e-9):
+        return  # the candidate's rows already react to a blocked key at ordinary scores: blocked-zero's business
+    k_big = k.copy()
+    k_big[key, 0] = 1e4
+    out, weights, label = _attend(cand, q, k_big, v, window)
+    # a row that gives the blocked key weight leaks, which is for blocked-zero to report; nan or 0 stays judged
+    leaks = (_blocked(T, window) & np.isfinite(weights) & (weights != 0.0)).any(axis=1)
+    rows = rows[~leaks[rows]]
+    for got, want, what in ((weights, w0, "weights"), (out, out0, "out")):
+        idx = worst_entry(got[rows], want[rows], 1e-6, 1e-9)
+        if idx is not None:
+            i, j = int(rows[idx[0]]), idx[1]
+            raise Fail(f"{what} of {label}: entry [{i}, {j}] is {fmt(got[i, j])} with {name}, but "
+                       f"{fmt(want[i, j])} when that key scores like the others: key {key} is blocked for query "
+                       f"{i} ({_why(i, key, window)}), so its score must not matter there; {advice}")
+
+
 @invariant("stable", "no overflow or lost precision when scores are near +-1e4 or rows are at very different scales")
 def stable(cand, ref, rng):
     advice = "subtract each row's own maximum (axis=-1, keepdims=True) before exp, in float64"
+    # A blocked key scoring about 1e4 above the open ones: the maximum must be taken after masking.
+    blocked_advice = ("mask the blocked scores with -np.inf (or -1e9) BEFORE taking each row's maximum, so a "
+                      "blocked key cannot set it and underflow the open keys to 0/0")
+    _check_blocked_key(cand, 6, 4, 3, 3, 5, "the last key (in the future of every earlier query) scoring about "
+                       "1e4 above the others", blocked_advice, rng)
+    _check_blocked_key(cand, 7, 3, 2, 2, 0, "the first key (out of the window of every query from 2 on) scoring "
+                       "about 1e4 above the others", blocked_advice, rng)
     for sign, T, window in ((1.0, 6, 3), (-1.0, 5, 2), (1.0, 7, 7)):
         _check_shift(cand, T, 4, 3, window, np.full(T, sign * 1e4),
                      f"scores near {'+' if sign > 0 else '-'}1e4", advice, rng)
