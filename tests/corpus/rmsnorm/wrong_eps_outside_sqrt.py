@@ -1,6 +1,5 @@
 # attnprep: rmsnorm
 # expect: fail eps
-# must-pass: layer-norm-moments
 # mistake: adds eps to the RMS, outside the square root
 # diagnosis: eps-outside-sqrt layer-norm-eps-outside-sqrt
 import numpy as np

@@ -1,6 +1,5 @@
 # attnprep: rmsnorm
 # expect: fail zero-input eps
-# must-pass: layer-norm-moments
 # mistake: leaves eps out entirely, so an all-zero vector becomes 0/0
 # diagnosis: no-eps layer-norm-no-eps
 import numpy as np
