@@ -3,9 +3,10 @@
 import numpy as np
 
 from attnprep.grading import (
-    CandidateError,
+    Broke,
     Fail,
     as_float,
+    attempt,
     check_close,
     check_finite,
     check_shape,
@@ -222,14 +223,8 @@ def _shiftable(rng, B, n_heads, d_head, t):
 def _moderate_step(cand, x_t, cache, W, n_heads):
     """y_t at moderate scores, or None when the call does not even run or return a usable y_t there
     (that is another invariant's failure, not a numerical one)."""
-    try:
-        return _step(cand, x_t, cache, W, n_heads)[0]
-    except CandidateError as err:
-        if err.not_implemented:
-            raise
-    except Fail:
-        pass
-    return None
+    got = attempt(_step, cand, x_t, cache, W, n_heads)
+    return None if isinstance(got, Broke) else got[0]
 
 
 @invariant("stable", "scores near +1e4 or -1e4, and sequences at very different scales in one batch: no overflow, "

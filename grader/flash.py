@@ -280,14 +280,10 @@ def _rows_finite(out):
 def _run_moderate(cand, T, d, d_v, bs, causal_, rng):
     """The candidate on a moderate problem of these shapes: (out or None if it fails there, matches the model)."""
     q, k, v = _inputs(rng, T, d, d_v)
-    try:
-        out, _ = _run(cand, q, k, v, bs, causal_)
-    except CandidateError as err:
-        if err.not_implemented:
-            raise
+    got = attempt(_run, cand, q, k, v, bs, causal_)
+    if isinstance(got, Broke):
         return None, False
-    except Fail:
-        return None, False
+    out = got[0]
     with np.errstate(all="ignore"):
         return out, _close(out, _dense(q, k, v, causal_))
 

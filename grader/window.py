@@ -3,10 +3,11 @@
 import numpy as np
 
 from attnprep.grading import (
-    CandidateError,
+    Broke,
     Fail,
     as_array,
     as_float,
+    attempt,
     check_close,
     check_shape,
     check_unchanged,
@@ -280,14 +281,8 @@ def _rows_finite(*arrays):
 
 def _attend_moderate(cand, q, k, v, window):
     """The call on a moderate problem, or None when it already fails there (another invariant's business)."""
-    try:
-        return _attend(cand, q, k, v, window)
-    except CandidateError as err:
-        if err.not_implemented:
-            raise
-        return None
-    except Fail:
-        return None
+    got = attempt(_attend, cand, q, k, v, window)
+    return None if isinstance(got, Broke) else got
 
 
 def _shifted(k, m):

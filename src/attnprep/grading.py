@@ -29,9 +29,7 @@ class CandidateError(Exception):
 
     def __init__(self, fn: str, type_name: str, mro: list[str], message: str, line: int | None):
         self.fn, self.type_name, self.mro, self.text, self.line = fn, type_name, mro, message, line
-        where = f" (line {line})" if line else ""
-        text = f": {message}" if message else ""
-        super().__init__(f"{fn} raised {type_name}{text}{where}")
+        super().__init__(f"{fn} raised {self.described}")
 
     def is_a(self, name: str) -> bool:
         return name in self.mro
