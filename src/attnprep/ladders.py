@@ -283,3 +283,15 @@ def beyond_f32(rng: np.random.Generator, shape: Sequence[int] | int, scale: floa
     of tens, means far above the spread) makes visible at rtol 1e-6.
     """
     return offset + rng.normal(scale=scale, size=shape)
+
+
+def f32_nudged(x: Any, direction: Any) -> np.ndarray:
+    """x moved 0.4 of a float32 spacing off float32's grid, up where `direction` is +1 and down where it is -1.
+
+    Rounding the result to float32 moves every entry back by the same 0.4 spacing in the opposite direction, so a
+    float32 cast makes an error of one sign that no mean or sum can average away (a loss over many rows, say),
+    while float64 sees the values exactly.
+    """
+    g = f32_exact(x)
+    step = np.spacing(np.abs(g).astype(np.float32)).astype(np.float64)
+    return g + 0.4 * step * np.asarray(direction, dtype=np.float64)
