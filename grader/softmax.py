@@ -98,7 +98,8 @@ def _slice_text(z, idx, axis):
     line = [tuple(where[:axis] + [j] + where[axis + 1:]) for j in range(along.shape[axis])]
     values = np.array([z[i] for i in line])
     top = line[int(np.argmax(values))]
-    return (f"its slice's maximum {fmt(values.max())} is entry {list(top)}; the slice's first entry is "
+    whole = f", the whole array's {fmt(np.max(z))}" if np.max(z) > values.max() else ""
+    return (f"its slice's maximum {fmt(values.max())} is entry {list(top)}{whole}; the slice's first entry is "
             f"{fmt(values[0])} and its last {fmt(values[-1])}")
 
 
