@@ -1,7 +1,16 @@
-"""Terminal output with rich: results on stdout, messages on stderr."""
+"""Terminal output with rich: results on stdout, messages on stderr.
+
+Prose is wrapped once, by plain.wrap, to the console's width (COLUMNS, the
+terminal, or 80 when piped): words and code are never split, every
+continuation line is indented under the text it continues, and no line ends
+in spaces, on a terminal or in a pipe.
+"""
 
 from __future__ import annotations
 
+import io
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,10 +19,50 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from attnprep.plain import minutes
+from attnprep.plain import minutes, wrap
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+_TRAILING = re.compile(r"[ \t]+(?=(?:\x1b\[[0-9;]*m)*\r?\n)")
+
+
+class _Trimmed(io.TextIOBase):
+    """sys.stdout or sys.stderr (looked up at each write), with the spaces rich pads lines with removed."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self._name, self._pending = name, ""
+
+    @property
+    def _stream(self):
+        return getattr(sys, self._name)
+
+    def write(self, text: str) -> int:
+        head, newline, tail = (self._pending + text).rpartition("\n")
+        if newline:
+            self._stream.write(_TRAILING.sub("", head + newline))
+            self._pending = tail
+        else:
+            self._pending = tail
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._stream.write(self._pending)
+            self._pending = ""
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+
+out = Console(file=_Trimmed("stdout"), highlight=False)
+err = Console(file=_Trimmed("stderr"), highlight=False)
 
 STATUS_STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold red",
                  "timeout": "bold yellow", "skipped": "dim"}
@@ -39,35 +88,78 @@ def clock_line(clock: dict[str, Any] | None) -> Text:
                          (" (over time)" if over else "", "red"))
 
 
-def report(rep) -> None:
-    """A check report: one line per invariant, evidence under each failure."""
-    title = Text.assemble((rep.status.upper(), STATUS_STYLE.get(rep.status, "bold")),
-                          f"  {rep.exercise}  {rep.file}")
-    out.print(title)
+def _hanging(head: Text, body: str, style: str = "", width: int | None = None) -> list[Text]:
+    """`head` then `body` wrapped beside it, each continuation indented to where the body starts."""
+    width = width or out.width
+    indent = head.cell_len
+    lines = wrap(body, max(width - indent, 20))
+    shown = [head.copy()]
+    shown[0].append(lines[0] if lines else "", style=style)
+    shown += [Text(" " * indent + line if line else "", style=style) for line in lines[1:]]
+    return shown
+
+
+def _print_lines(lines: list[Text]) -> None:
+    for line in lines:
+        line.rstrip()
+        out.print(line, soft_wrap=True)
+
+
+def summary_line(rep) -> str:
+    """How many invariants passed, the grading time and the seed."""
+    passed = sum(1 for i in rep.invariants if i.passed)
+    counted = f"{passed}/{len(rep.invariants)} invariants passed" if rep.invariants else "no invariant ran"
+    return f"{counted} in {rep.elapsed_s:.2f}s (seed {rep.seed})"
+
+
+def report(rep, clock_started_now: bool = False) -> None:
+    """A check report: one line per invariant, evidence under each failure, wrapped to the width."""
+    width = out.width
+    out.print(Text.assemble((rep.status.upper(), STATUS_STYLE.get(rep.status, "bold")),
+                            f"  {rep.exercise}  {rep.file}"), soft_wrap=True)
     if rep.message:
-        out.print(Text(f"  {rep.message}", style="red"))
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(width=3, justify="right")
-    grid.add_column(no_wrap=True)
-    grid.add_column(overflow="fold")
+        label = "could not load the file: " if rep.status == "error" and not rep.invariants else ""
+        _print_lines(_hanging(Text("  " + label, style="red"), rep.message, "red", width))
+    ids = max((len(i.id) for i in rep.invariants), default=0)
+    stacked = width - (4 + ids + 2) < 30  # too narrow for the description beside the id: put it underneath
     for inv in rep.invariants:
         style = STATUS_STYLE.get(inv.status, "")
-        text = Text(inv.description, style="dim" if inv.passed else "")
+        head = Text.assemble("  ", (_MARK.get(inv.status, "?"), style), " ",
+                             (inv.id, "" if inv.passed else "bold"))
+        if stacked:
+            _print_lines([head])
+            head = Text("      ")
+        else:
+            head.append(" " * (ids - len(inv.id) + 2))
+        lines = _hanging(head, inv.description, "dim" if inv.passed else "", width)
         if inv.message:
-            text.append(f"\n{inv.message}", style=style.replace("bold ", ""))
-        grid.add_row(Text(_MARK.get(inv.status, "?"), style=style), Text(inv.id, style="" if inv.passed else "bold"),
-                     text)
-    if rep.invariants:
-        out.print(grid)
+            lines += _hanging(Text(" " * head.cell_len), inv.message, style.replace("bold ", ""), width)
+        _print_lines(lines)
     for mistake in rep.mistakes:
-        out.print(Text.assemble(("  likely mistake: ", "bold magenta"), f"{mistake['id']}: {mistake['message']}"))
+        _print_lines(_hanging(Text("  likely mistake: ", style="bold magenta"),
+                              f"{mistake['id']}: {mistake['message']}", "", width))
     if rep.output:
         shown = rep.output if len(rep.output) < 600 else rep.output[:600] + " ..."
         out.print(Panel(shown, title="your file printed", border_style="dim", expand=False))
-    passed = sum(1 for i in rep.invariants if i.passed)
-    summary = f"{passed}/{len(rep.invariants)} invariants passed" if rep.invariants else "no invariant ran"
-    out.print(Text(f"{summary} in {rep.elapsed_s:.2f}s (seed {rep.seed})", style="dim"))
-    out.print(clock_line(rep.clock))
+    out.print(Text(summary_line(rep), style="dim"), soft_wrap=True)
+    if clock_started_now and not rep.clock:
+        out.print(Text("clock: started now, at this first check (`attnprep start` starts it when you begin)",
+                       style="dim"), soft_wrap=True)
+    else:
+        out.print(clock_line(rep.clock), soft_wrap=True)
+
+
+def next_step(rep, slug: str, timeout: float, file: str) -> None:
+    """The one line after a report that did not pass: a longer timeout if time ran out, else a hint."""
+    if rep.passed:
+        return
+    statuses = {i.status for i in rep.invariants} | {rep.status}
+    if statuses & {"timeout", "skipped"}:
+        longer = max(10.0, timeout * 4)
+        out.print(Text(f"out of time at --timeout {timeout:g}: if the file is right but slow, give it longer, "
+                       f"`attnprep check {file} --timeout {longer:g}`", style="dim"), soft_wrap=True)
+    if statuses & {"fail", "error"}:
+        out.print(Text(f"stuck? `attnprep hint {slug}`", style="dim"), soft_wrap=True)
 
 
 def markdown(text: str) -> None:
@@ -84,7 +176,9 @@ def code(text: str, title: str) -> None:
 
 
 def hint(number: int, total: int, text: str) -> None:
-    out.print(Panel(text, title=f"hint {number} of {total}", border_style="cyan", expand=False))
+    """One hint in a box, its prose wrapped once to fit the width and its code lines kept whole."""
+    body = Text("\n".join(wrap(text, max(out.width - 4, 20))), no_wrap=True, overflow="ignore")
+    out.print(Panel(body, title=f"hint {number} of {total}", border_style="cyan", expand=False))
 
 
 def batch_table(reports: list) -> None:
@@ -101,9 +195,17 @@ def batch_table(reports: list) -> None:
     out.print(", ".join(f"{n} {s}" for s, n in counts.items() if n) + f" of {len(reports)} files")
 
 
-def mock_started(mock: dict[str, Any], written: list) -> None:
-    out.print(Text(f"mock interview: {len(written)} exercises, {mock['minutes']} minutes on one clock",
-                   style="bold"))
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def mock_started(mock: dict[str, Any], written: list, asked: int | None = None) -> None:
+    length = plural(mock["minutes"], "minute") if float(mock["minutes"]).is_integer() and mock["minutes"] >= 1 \
+        else minutes(mock["minutes"] * 60)
+    out.print(Text(f"mock interview: {plural(len(written), 'exercise')}, {length} on one clock", style="bold"))
+    if asked is not None and asked > len(written):
+        warning(f"you asked for {asked} exercises; only {len(written)} are not solved yet, so the mock has "
+                f"{len(written)} (`attnprep reset SLUG` makes a solved one available again)")
     for path, kept in written:
         out.print(f"  wrote {path}" + (f" (kept your previous file as {kept.name})" if kept else ""))
     out.print("`attnprep check FILE` shows the time left; `attnprep mock --end` ends it with a scorecard.")
