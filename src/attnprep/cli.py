@@ -15,6 +15,7 @@ from attnprep import __version__
 from attnprep.errors import AttnprepError, NeedsConfirmation, StateUnwritable
 from attnprep.exitcodes import ExitCode
 
+
 class _Commands(TyperGroup):
     """The command list of `--help` with each description whole (click cuts them to the terminal's width)."""
 
