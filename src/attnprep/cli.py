@@ -347,8 +347,11 @@ def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     from attnprep import workspace
 
     path = workspace.file_to_check(file)
-    ex = workspace.infer_exercise(path, workspace.read_source(path), exercise)
-    watcher.run(path, ex, timeout)
+    try:
+        source = workspace.read_source(path)
+    except workspace.SourceDecodeError as exc:  # the watch shows it as a load error
+        source = exc.text
+    watcher.run(path, workspace.infer_exercise(path, source, exercise), timeout)
 
 
 @app.command()

@@ -33,7 +33,9 @@ class _Trimmed(io.TextIOBase):
 
     @property
     def _stream(self):
-        return getattr(sys, self._name)
+        stream = getattr(sys, self._name)
+        # rich's Live swaps sys.stdout for a proxy that writes back to this console: go past it
+        return getattr(stream, "rich_proxied_file", None) or stream
 
     def write(self, text: str) -> int:
         head, newline, tail = (self._pending + text).rpartition("\n")
