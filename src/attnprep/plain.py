@@ -178,10 +178,14 @@ def _stacked(title: str, columns: Sequence[tuple[str, str]], cells: list[list[tu
         pairs = [(f"{name} {text}", style) for (name, _), (text, style) in zip(columns[1:], rest, strict=True)]
         line = ""
         for text, style in pairs:
-            shown = styled(text, style, colour)
             if line and len(_plain(line)) + 3 + len(text) > limit:
                 out.append(line)
                 line = ""
+            if not line and len(text) + 2 > limit:  # longer than a line on its own: wrap it, words whole
+                pieces = wrap(text, max(limit - 4, 10))
+                out += [("  " if k == 0 else "    ") + styled(piece, style, colour) for k, piece in enumerate(pieces)]
+                continue
+            shown = styled(text, style, colour)
             line = f"{line} · {shown}" if line else f"  {shown}"
         if line:
             out.append(line)

@@ -138,15 +138,18 @@ def report(rep, clock_started_now: bool = False) -> None:
             lines += _hanging(Text(" " * head.cell_len), inv.message, style.replace("bold ", ""), width)
         _print_lines(lines)
     for mistake in rep.mistakes:
-        _print_lines(_hanging(Text("  likely mistake: ", style="bold magenta"),
-                              f"{mistake['id']}: {mistake['message']}", "", width))
+        label = Text("  likely mistake: ", style="bold magenta")
+        body = f"{mistake['id']}: {mistake['message']}"
+        if width - label.cell_len < 30:  # narrow: the label on its own line, the text indented under it
+            _print_lines([Text("  likely mistake:", style="bold magenta")] + _hanging(Text("      "), body, "", width))
+        else:
+            _print_lines(_hanging(label, body, "", width))
     if rep.output:
         shown = rep.output if len(rep.output) < 600 else rep.output[:600] + " ..."
         out.print(Panel(shown, title="your file printed", border_style="dim", expand=False))
-    out.print(Text(summary_line(rep), style="dim"), soft_wrap=True)
+    _print_lines(_hanging(Text(""), summary_line(rep), "dim", width))
     if clock_started_now and not rep.clock:
-        out.print(Text("clock: started now, at this first check (`attnprep start` starts it when you begin)",
-                       style="dim"), soft_wrap=True)
+        _print_lines(_hanging(Text("clock: ", style="dim"), "started now, by this first check", "dim", width))
     else:
         out.print(clock_line(rep.clock), soft_wrap=True)
 
@@ -158,10 +161,10 @@ def next_step(rep, slug: str, timeout: float, file: str) -> None:
     statuses = {i.status for i in rep.invariants} | {rep.status}
     if statuses & {"timeout", "skipped"}:
         longer = max(10.0, timeout * 4)
-        out.print(Text(f"out of time at --timeout {timeout:g}: if the file is right but slow, give it longer, "
-                       f"`attnprep check {file} --timeout {longer:g}`", style="dim"), soft_wrap=True)
+        _print_lines(_hanging(Text(""), f"out of time at --timeout {timeout:g}: if the file is right but slow, "
+                              f"give it longer, `attnprep check {file} --timeout {longer:g}`", "dim"))
     if statuses & {"fail", "error"}:
-        out.print(Text(f"stuck? `attnprep hint {slug}`", style="dim"), soft_wrap=True)
+        _print_lines(_hanging(Text(""), f"stuck? `attnprep hint {slug}`", "dim"))
 
 
 def markdown(text: str) -> None:

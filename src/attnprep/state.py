@@ -162,19 +162,29 @@ def _set_aside(path: Path, raw: bytes, move: bool) -> str | None:
     return target.name
 
 
+_said: set[str] = set()
+
+
+def _warn_once(text: str) -> None:
+    """One process says each warning once, however often it reads the progress."""
+    if text not in _said:
+        _said.add(text)
+        sys.stderr.write(text)
+
+
 def _warn_damage(path: Path, what: str, kept_as: str | None, outcome: str) -> None:
     where = f"a copy of it is kept as {kept_as}" if kept_as else "no copy could be kept (the folder is not writable)"
-    sys.stderr.write(f"warning: the progress file {path} was damaged ({what}); {outcome}; {where}\n")
+    _warn_once(f"warning: the progress file {path} was damaged ({what}); {outcome}; {where}\n")
 
 
 def _read_unlocked(path: Path, can_write: bool = True) -> dict[str, Any]:
     """Read and validate; repair damage in place (one copy of the damaged file is kept) when we can write."""
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no progress yet (or no folder that could hold it)
         return empty_state()
     except OSError as exc:
-        sys.stderr.write(f"warning: cannot read the progress file {path} ({exc.strerror})\n")
+        _warn_once(f"warning: cannot read the progress file {path} ({exc.strerror})\n")
         return empty_state()
     try:
         data, damaged = _repair(json.loads(raw.decode("utf-8")))
