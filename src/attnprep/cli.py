@@ -136,10 +136,10 @@ def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")]) 
 
     ex = catalogue.get(slug)
     render.markdown(ex.instructions())
-    from attnprep.engine import grader_module, invariants_of  # the list comes from the checks themselves
+    from attnprep.engine import invariant_list  # the list comes from the checks themselves
 
-    render.invariant_list([(c.invariant_id, c.description) for c in invariants_of(grader_module(ex))])
-    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}")
+    render.invariant_list(invariant_list(ex))
+    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}", soft_wrap=True)
 
 
 @app.command()
@@ -164,10 +164,10 @@ def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
     ex = catalogue.get(slug)
     [(path, kept)] = workspace.start_exercises([ex], dir, force)  # all or nothing
     if kept:
-        render.err.print(f"kept your previous file as {kept}")
-    render.out.print(f"wrote {path}")
-    render.out.print(f"clock started: target {ex.minutes} minutes")
-    render.out.print(f"next: edit it, then run `attnprep check {path}`")
+        render.err.print(f"kept your previous file as {kept}", soft_wrap=True)
+    render.out.print(f"wrote {path}", soft_wrap=True)
+    render.out.print(f"clock started: target {ex.minutes} minutes", soft_wrap=True)
+    render.out.print(f"next: edit it, then run `attnprep check {path}`", soft_wrap=True)
 
 
 @app.command()
@@ -229,7 +229,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
         except StateUnwritable:
             ended = None  # save_check has already said that progress is not being saved
         if ended is not None:
-            (render.err if as_json else render.out).print("time is up: the mock interview is over")
+            (render.err if as_json else render.out).print("time is up: the mock interview is over", soft_wrap=True)
             if not as_json:
                 render.scorecard(ended, rows)
     raise typer.Exit(int(report.exit_code))
@@ -248,8 +248,8 @@ def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default
     for n in (shown + new if all_ else new):
         render.hint(n + 1, len(hints), hints[n].text)
     if not new and not all_:
-        render.err.print("every hint is already revealed; `attnprep hint --all` shows them again, "
-                         "`attnprep solution` shows the reference")
+        render.say("every hint is already revealed; `attnprep hint --all` shows them again, "
+                   "`attnprep solution` shows the reference", console=render.err)
 
 
 @app.command()
@@ -299,8 +299,8 @@ def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
         dir = Path(recorded).parent if recorded else Path(".")
     [(path, kept)] = workspace.start_exercises([ex], dir, force=True)
     if kept:
-        render.out.print(f"kept your previous file as {kept}")
-    render.out.print(f"wrote a fresh {path}; clock restarted (target {ex.minutes} minutes)")
+        render.out.print(f"kept your previous file as {kept}", soft_wrap=True)
+    render.out.print(f"wrote a fresh {path}; clock restarted (target {ex.minutes} minutes)", soft_wrap=True)
 
 
 @app.command()
@@ -363,7 +363,7 @@ def report(html: Annotated[Path | None, typer.Option("--html", help="Write a sel
 
     if html:
         history.write_html(html)
-        render.out.print(f"wrote {html}")
+        render.out.print(f"wrote {html}", soft_wrap=True)
     else:
         render.history_table(history.summary())
 

@@ -67,18 +67,18 @@ out = Console(file=_Trimmed("stdout"), highlight=False)
 err = Console(file=_Trimmed("stderr"), highlight=False)
 
 STATUS_STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold red",
-                 "timeout": "bold yellow", "skipped": "dim"}
-_MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "skipped": "·"}
+                 "timeout": "bold yellow", "skipped": "dim", "not-judged": "bold yellow"}
+_MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "skipped": "-", "not-judged": "·"}
 
 
 def error(message: str, hint: str | None = None) -> None:
-    err.print(Text.assemble(("error", "bold red"), f": {message}"))
+    err.print(Text.assemble(("error", "bold red"), f": {message}"), soft_wrap=True)
     if hint:
-        err.print(Text.assemble(("hint", "bold cyan"), f": {hint}"))
+        err.print(Text.assemble(("hint", "bold cyan"), f": {hint}"), soft_wrap=True)
 
 
 def warning(message: str) -> None:
-    err.print(Text.assemble(("warning", "bold yellow"), f": {message}"))
+    err.print(Text.assemble(("warning", "bold yellow"), f": {message}"), soft_wrap=True)
 
 
 def clock_line(clock: dict[str, Any] | None) -> Text:
@@ -107,10 +107,16 @@ def _print_lines(lines: list[Text]) -> None:
         out.print(line, soft_wrap=True)
 
 
+def say(text: str, style: str = "", console: Console | None = None) -> None:
+    """A message of prose, wrapped to the width at spaces only (a path or command is never split)."""
+    console = console or out
+    for line in wrap(text, max(console.width, 20)):
+        console.print(Text(line, style=style), soft_wrap=True)
+
+
 def summary_line(rep) -> str:
-    """How many invariants passed, the grading time and the seed."""
-    passed = sum(1 for i in rep.invariants if i.passed)
-    counted = f"{passed}/{len(rep.invariants)} invariants passed" if rep.invariants else "no invariant ran"
+    """'9 passed, 3 failed, 1 not judged of 13 invariants in 0.31s (seed 0)'."""
+    counted = f"{rep.summary()} of {len(rep.invariants)} invariants" if rep.invariants else "no invariant ran"
     return f"{counted} in {rep.elapsed_s:.2f}s (seed {rep.seed})"
 
 
@@ -212,8 +218,8 @@ def mock_started(mock: dict[str, Any], written: list, asked: int | None = None) 
         warning(f"you asked for {asked} exercises; only {len(written)} are not solved yet, so the mock has "
                 f"{len(written)} (`attnprep reset SLUG` makes a solved one available again)")
     for path, kept in written:
-        out.print(f"  wrote {path}" + (f" (kept your previous file as {kept.name})" if kept else ""))
-    out.print("`attnprep check FILE` shows the time left; `attnprep mock --end` ends it with a scorecard.")
+        out.print(f"  wrote {path}" + (f" (kept your previous file as {kept.name})" if kept else ""), soft_wrap=True)
+    say("`attnprep check FILE` shows the time left; `attnprep mock --end` ends it with a scorecard.")
 
 
 def mock_left(seconds: float) -> None:
@@ -246,10 +252,13 @@ def history_table(rows: list[dict[str, Any]]) -> None:
 
 
 def invariant_list(items: list[tuple[str, str]]) -> None:
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(no_wrap=True, style="bold")
-    grid.add_column(overflow="fold")
+    """`show`'s list of invariants: ids in a column, descriptions wrapped beside them."""
+    out.print(Text("\nThe invariants `attnprep check` judges, in report order:", style="bold"), soft_wrap=True)
+    width = out.width
+    ids = max((len(i) for i, _ in items), default=0)
     for inv_id, description in items:
-        grid.add_row(inv_id, description)
-    out.print(Text("\nThe invariants `attnprep check` judges, in report order:", style="bold"))
-    out.print(grid)
+        if width - ids - 2 < 30:
+            _print_lines([Text(inv_id, style="bold")] + _hanging(Text("    "), description, "", width))
+        else:
+            _print_lines(_hanging(Text.assemble((inv_id, "bold"), " " * (ids - len(inv_id) + 2)), description, "",
+                                  width))

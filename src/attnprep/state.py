@@ -174,7 +174,11 @@ def _warn_once(text: str) -> None:
 
 def _warn_damage(path: Path, what: str, kept_as: str | None, outcome: str) -> None:
     where = f"a copy of it is kept as {kept_as}" if kept_as else "no copy could be kept (the folder is not writable)"
-    _warn_once(f"warning: the progress file {path} was damaged ({what}); {outcome}; {where}\n")
+    text = f"warning: the progress file {path} was damaged ({what}); {outcome}; {where}\n"
+    if kept_as:  # repaired on disk: this damage is not met again
+        sys.stderr.write(text)
+    else:  # left as it is: every read meets it again, say it once
+        _warn_once(text)
 
 
 def _read_unlocked(path: Path, can_write: bool = True) -> dict[str, Any]:

@@ -88,8 +88,7 @@ def headline(report) -> str:
     """One line for a result: a load error as the error it is, else how many invariants passed."""
     if report.status == "error" and not report.invariants:
         return f"ERROR  could not load the file: {report.message}"
-    passed = sum(i.passed for i in report.invariants)
-    return f"{report.status.upper()}  {passed}/{len(report.invariants)} invariants passed"
+    return f"{report.status.upper()}  {report.summary()} of {len(report.invariants)} invariants"
 
 
 def clock_at_pass(report) -> str:
@@ -144,7 +143,7 @@ def run(path: Path, ex: Exercise, timeout: float) -> None:
                 screen = stack.enter_context(Live(_view(ex, path, None, None), console=render.out,
                                                   refresh_per_second=4, transient=False))
             else:
-                render.out.print(f"watching {path} (Ctrl-C to stop)")
+                render.out.print(f"watching {path} (Ctrl-C to stop)", soft_wrap=True)
             while True:
                 current = fingerprint(path)
                 if current is None and seen is not None and not gone:
@@ -168,7 +167,7 @@ def run(path: Path, ex: Exercise, timeout: float) -> None:
                 if key in ("h", "H"):
                     hint = _next_hint(ex)
                     if not live:
-                        render.out.print(hint)
+                        render.say(hint)
                 if screen is not None:
                     screen.update(_view(ex, path, report, hint, gone))
     except KeyboardInterrupt:
