@@ -92,7 +92,25 @@ def _units(words: list[str], longest: int = 24) -> list[str]:
         else:
             units.append(words[i])
             i += 1
-    return units
+    return _glue_operators(units, longest)
+
+
+_OPERATORS = {"=", "==", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "//", "%", "@", "->"}
+
+
+def _glue_operators(units: list[str], longest: int) -> list[str]:
+    """Keep a short formula such as `T = 1` or `i - j` on one line: an operator binds to both its neighbours."""
+    out: list[str] = []
+    i = 0
+    while i < len(units):
+        if (units[i] in _OPERATORS and out and i + 1 < len(units)
+                and len(out[-1]) + len(units[i]) + len(units[i + 1]) + 2 <= longest):
+            out[-1] = f"{out[-1]} {units[i]} {units[i + 1]}"
+            i += 2
+        else:
+            out.append(units[i])
+            i += 1
+    return out
 
 
 def wants_colour(stream: TextIO) -> bool:
