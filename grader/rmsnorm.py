@@ -11,7 +11,6 @@ from attnprep.grading import (
     check_close,
     check_finite,
     check_shape,
-    check_unchanged,
     fmt,
     invariant,
     mistake,
@@ -425,6 +424,7 @@ def input_unchanged(cand, ref, rng):
     rungs = [Rung(r.label, (r.value, None)) for r in LADDER]
     rungs += [Rung(f"{len(LARGE)}-D input {LARGE}", (LARGE, None)), Rung("eps=0.1", ((3, 5), 0.1))]
 
+    # Every call compares its arguments before and after (the engine), and a change names the call and the check.
     def judge(rung):
         s, e = rung.value
         x = rng.normal(size=s) + 1.0
@@ -433,10 +433,8 @@ def input_unchanged(cand, ref, rng):
         for fn, args in (("rms_norm", (x, weight)), ("layer_norm", (x, weight, bias))):
             if isinstance(attempt(_call, cand, fn, *(np.array(a) for a in args), eps=e), Broke):
                 continue  # a call that fails on these shapes shows nothing about the inputs: shape reports it
-            for _ in range(2 if x.size < 1_000 else 1):  # the second call would see the damage of the first
-                _, after, _ = cand.call_tracking_args(fn, *args, **kw)
-                for name, before, now in zip(("x", "weight", "bias"), args, after, strict=False):
-                    check_unchanged(before, now, f"{fn}: {name} of shape {shape_of(before)}")
+            for _ in range(2 if x.size < 1_000 else 1):  # twice: a change may come on a later call only
+                attempt(cand.call, fn, *args, **kw)
     first_failing(rungs, judge)
 
 

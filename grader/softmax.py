@@ -9,7 +9,6 @@ from attnprep.grading import (
     attempt,
     check_close,
     check_shape,
-    check_unchanged,
     fmt,
     invariant,
     mistake,
@@ -269,13 +268,13 @@ def input_unchanged(cand, ref, rng):
     rungs += [Rung("3-D input (2, 3, 4) along axis 0", ((2, 3, 4), 0, np.float64)),
               Rung("float32 2-D input (3, 5)", ((3, 5), -1, np.float32))]
 
+    # Every call compares its arguments before and after (the engine), and a change names the call and the check.
     def judge(rung):
         shape, axis, dtype = rung.value
         z = (rng.normal(scale=50.0, size=shape)).astype(dtype)
         kwargs = {} if axis == -1 else {"axis": axis}
-        for _ in range(2 if z.size < 1_000 else 1):  # a second call would see the damage of the first
-            _, (after, *_), _ = cand.call_tracking_args("softmax", z, **kwargs)
-            check_unchanged(z, after, f"z of shape {shape_of(z)}{' (axis=' + str(axis) + ')' if kwargs else ''}")
+        for _ in range(2 if z.size < 1_000 else 1):  # twice: a change may come on a later call only
+            attempt(cand.softmax, z, **kwargs)
     first_failing(rungs, judge)
 
 

@@ -7,7 +7,6 @@ from attnprep.grading import (
     Fail,
     as_float,
     attempt,
-    check_unchanged,
     expect_raises,
     fmt,
     invariant,
@@ -332,14 +331,13 @@ def input_unchanged(cand, ref, rng):
     rungs += [Rung("logits near 100", (3, 5, 100.0, np.int64)), Rung("int32 targets", (4, 6, 1.0, np.int32)),
               Rung(LARGE.label, (*LARGE.value, 1.0, np.int64))]
 
+    # Every call compares its arguments before and after (the engine), and a change names the call and the check.
     def judge(rung):
         n, vocab, s, dtype = rung.value
         logits = rng.normal(scale=s, size=(n, vocab))
         targets = _targets(rng, n, vocab, dtype)
-        for _ in range(2 if logits.size < 1_000 else 1):  # a second call would see the damage of the first
-            _, (logits_after, targets_after, *_), _ = cand.call_tracking_args("cross_entropy", logits, targets)
-            check_unchanged(logits, logits_after, f"logits of shape {shape_of(logits)}")
-            check_unchanged(targets, targets_after, f"targets of shape {shape_of(targets)}")
+        for _ in range(2 if logits.size < 1_000 else 1):  # twice: a change may come on a later call only
+            attempt(cand.cross_entropy, logits, targets)
     first_failing(rungs, judge)
 
 
