@@ -26,6 +26,7 @@ from attnprep.ladders import (
     spiky_rows,
     temperatures,
     tied_logits,
+    to_edge,
     top_ps,
     without_defaults,
 )
@@ -706,19 +707,23 @@ def stable(cand, ref, rng):
                      f"the largest logit {fmt(logits[top])} at token {top} and the smallest {fmt(logits.min())}",
                      twin=True)
     first_failing(_spiky_settings(), judge)
+    # Up to the documented +-1e4 and no further (to_edge), so that the verdict never rests on values beyond it.
     base = rng.normal(scale=3.0, size=8)
-    _judge_probs(cand, ref, base + 1e4, base, {"temperature": 1.0}, "logits near 1e4", shift=1e4)
+    _judge_probs(cand, ref, base + to_edge(base, 1e4), base, {"temperature": 1.0}, "logits near 1e4",
+                 shift=to_edge(base, 1e4))
     base = rng.normal(scale=3.0, size=8)
-    _judge_probs(cand, ref, base - 1e4, base, {"temperature": 0.5, "top_k": 5}, "logits near -1e4", shift=-1e4)
+    _judge_probs(cand, ref, base + to_edge(base, -1e4), base, {"temperature": 0.5, "top_k": 5}, "logits near -1e4",
+                 shift=to_edge(base, -1e4))
     # temperature 0.01 multiplies the logits by 100; the moderate problem has logits 100 times smaller
     _judge_probs(cand, ref, rng.normal(scale=2.0, size=8), rng.normal(scale=0.02, size=8), {"temperature": 0.01},
                  "temperature 0.01 (logits / temperature near +-600)")
     base = rng.normal(scale=0.5, size=10)
-    _judge_probs(cand, ref, base + 1e4, base, {"temperature": 0.01, "top_k": 3},
-                 "logits near 1e4 at temperature 0.01", shift=1e4)
+    _judge_probs(cand, ref, base + to_edge(base, 1e4), base, {"temperature": 0.01, "top_k": 3},
+                 "logits near 1e4 at temperature 0.01", shift=to_edge(base, 1e4))
     base = rng.normal(scale=2.0, size=9)
     kw = {"temperature": 1.0, "top_p": _safe_top_p(rng, ref, base, 0.6, 0.9)}
-    _judge_probs(cand, ref, base + 1e4, base, kw, "logits near 1e4 with top_p", shift=1e4)
+    _judge_probs(cand, ref, base + to_edge(base, 1e4), base, kw, "logits near 1e4 with top_p",
+                 shift=to_edge(base, 1e4))
     base32 = rng.normal(scale=10.0, size=7).astype(np.float32)
     _judge_probs(cand, ref, base32 + np.float32(80.0), base32, {"temperature": 1.0},
                  "values near 80 (float32 exp overflows past 88)", shift=80.0, rtol=1e-4, atol=1e-6)
@@ -734,15 +739,15 @@ def stable(cand, ref, rng):
     moderate = attempt(draw, base)
     if not _readable(moderate) or probs[moderate[0]] == 0:
         return  # no token id, or a token of probability 0 at moderate logits: another bug
-    logits = base + 1e4
+    logits = base + to_edge(base, 1e4)
     got = attempt(draw, logits)
     label = _label("sample", logits, {"temperature": 0.01}) + f" with rng=np.random.default_rng({seed})"
     if isinstance(got, Broke) and got.raised:
-        raise Fail(f"{label} raised {got.text}, although the same logits lowered by 1e4 work: the size of the "
+        raise Fail(f"{label} raised {got.text}, although the same logits lowered by about 1e4 work: the size of the "
                    "logits breaks it (subtract the maximum of logits / temperature before np.exp)")
     if _readable(got) and probs[got[0]] == 0:
         raise Fail(f"{label} drew token {got[0]}, whose probability is 0 ({fmt(logits[got[0]])} is far below the "
-                   f"largest logit {fmt(logits.max())} at temperature 0.01), although the same logits lowered by "
+                   f"largest logit {fmt(logits.max())} at temperature 0.01), although the same logits lowered by about "
                    "1e4 give a possible token: subtract the maximum of logits / temperature before np.exp")
 
 

@@ -13,7 +13,7 @@ from attnprep.grading import (
     mistake,
     shape_of,
 )
-from attnprep.ladders import Rung, f32_nudged, first_failing, spiky_rows
+from attnprep.ladders import Rung, f32_nudged, first_failing, spiky_rows, to_edge
 from attnprep.wire import Unsupported
 
 FUNCTIONS = ("cross_entropy",)
@@ -153,7 +153,9 @@ def stable(cand, ref, rng):
         moderate = _value(cand, base, targets)
         if not isinstance(moderate, float) or not np.isfinite(moderate):
             continue  # a crash or inf/nan on moderate logits is another bug, not overflow
-        logits = base + offsets[:, None]
+        # rows at +-1e4 reach the documented range's edge and go no further
+        edge = np.array([to_edge(row, o) if abs(o) == 1e4 else o for row, o in zip(base, offsets, strict=True)])
+        logits = base + edge[:, None]
         got = _value(cand, logits, targets)
         label = _label(logits, targets)
         if isinstance(got, Broke) and got.raised:

@@ -295,3 +295,14 @@ def f32_nudged(x: Any, direction: Any) -> np.ndarray:
     g = f32_exact(x)
     step = np.spacing(np.abs(g).astype(np.float32)).astype(np.float64)
     return g + 0.4 * step * np.asarray(direction, dtype=np.float64)
+
+
+def to_edge(x: Any, edge: float) -> float:
+    """The constant that puts x's largest entry on `edge` (its smallest, for a negative edge).
+
+    "Scores near 1e4" as x + to_edge(x, 1e4) reach the documented +-1e4 without passing it: a solution that is
+    right over the documented range (one that clips far outside it, say) passes at every seed.
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    finite = arr[np.isfinite(arr)]
+    return float(edge - finite.max()) if edge >= 0 else float(edge - finite.min())
