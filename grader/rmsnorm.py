@@ -393,13 +393,14 @@ def matches_reference(cand, ref, rng):
 
     # Every number of axes, and one large call, with vectors at very different scales (RMS 1e-2 to 1e30: float32
     # squares overflow past 1.8e19) and means up to 100 times their spread, off float32's grid: a switch to
-    # float32 on some path or above some size shows here.
+    # float32 on some path or above some size shows here. The outputs are normalised, of the size of weight and
+    # bias whatever the input's scale, so the usual atol stays right.
     def judge(rung):
         shape = rung.value
         weight, bias = _weights(rng, shape[-1])
         spread = 10 ** rng.uniform(-2.0, 30.0, size=shape[:-1] + (1,))
         x = beyond_f32(rng, shape) * spread + rng.uniform(-100.0, 100.0, size=shape[:-1] + (1,)) * spread
-        _both_close(cand, ref, x, weight, bias, atol=0.0,
+        _both_close(cand, ref, x, weight, bias,
                     context="vectors at RMS from 1e-2 to 1e30 and means up to 100 times their spread, off float32's "
                             "grid: is everything computed in float64 at this size?")
     first_failing(LADDER + [Rung(f"{len(LARGE)}-D input {LARGE} (65,536 entries or more)", LARGE)], judge)
