@@ -146,3 +146,54 @@ def invariant_list(items: list[tuple[str, str]]) -> None:
         grid.add_row(inv_id, description)
     out.print(Text("\nThe invariants `attnprep check` judges, in report order:", style="bold"))
     out.print(grid)
+
+
+def interview_note(note: dict[str, Any] | None, to_stderr: bool) -> None:
+    """What an interview says after a check of its current stage: the follow-up, the time left, or the end."""
+    if not note:
+        return
+    console = err if to_stderr else out
+    if "passed" in note:
+        console.print(Text(f"interview {note['track']}: stage {note['stage']} of {note['of']} passed in "
+                           f"{minutes(note['passed']['time_s'])}", style="bold green"))
+    if "next" in note:
+        nxt = note["next"]
+        console.print(Text.assemble(("interviewer: ", "bold"), nxt["ask"]))
+        kept = f" (kept your previous file as {Path(nxt['kept']).name})" if nxt["kept"] else ""
+        console.print(f"stage {nxt['stage']} of {nxt['of']}: wrote {nxt['file']}{kept}")
+        console.print(f"next: edit it, then run `attnprep check {nxt['file']}`")
+    if note.get("error"):
+        warning(f"could not write the next stage: {note['error']}")
+    if note.get("complete"):
+        console.print(Text("every stage passed: `attnprep interview --end` shows the scorecard", style="bold"))
+    if note.get("time_up"):
+        console.print("time is up: the interview is over")
+        if not to_stderr:
+            interview_scorecard(note["scorecard"])
+    else:
+        style = "bold red" if note["remaining_s"] < 300 else "bold"
+        console.print(Text.assemble("interview: ", (minutes(note["remaining_s"]), style), " left"))
+
+
+def interview_started(interview: dict[str, Any], first: dict[str, Any]) -> None:
+    out.print(Text(f"interview {interview['track']}: {first['of']} stages, {interview['minutes']} minutes on one "
+                   "clock; each stage is written when the one before passes", style="bold"))
+    out.print(Text.assemble(("interviewer: ", "bold"), first["ask"]))
+    kept = f" (kept your previous file as {Path(first['kept']).name})" if first["kept"] else ""
+    out.print(f"stage 1 of {first['of']}: wrote {first['file']}{kept}")
+    out.print(f"next: edit it, then run `attnprep check {first['file']}`; `attnprep interview --end` ends it")
+
+
+def interview_scorecard(card: dict[str, Any]) -> None:
+    table = Table(title=f"interview scorecard: {card['track']} ({card['title']})", title_justify="left")
+    for name in ("stage", "exercise", "passed", "time", "checks", "hints", "failed on the way"):
+        table.add_column(name, overflow="fold")
+    for s in card["stages"]:
+        passed = Text("yes", style="green") if s["passed"] else Text("no" if s["reached"] else "not reached",
+                                                                      style="red" if s["reached"] else "dim")
+        table.add_row(str(s["stage"]), s["slug"], passed, minutes(s["time_s"]) if s["reached"] else "-",
+                      str(s["checks"]), str(s["hints_used"]), ", ".join(s["failed_on_the_way"]) or "-")
+    out.print(table)
+    verdict = ("within" if card["within_target"] else "over") if card["complete"] else "incomplete against"
+    out.print(f"{card['stages_passed']} of {len(card['stages'])} stages passed; total {minutes(card['total_s'])}, "
+              f"{verdict} the {minutes(card['target_s'])} target")

@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from attnprep import render, state, workspace
+from attnprep import render, schedule, state, workspace
 from attnprep.catalogue import Exercise
 
 POLL_S = 0.3
@@ -60,6 +60,7 @@ def _grade(ex: Exercise, path: Path, timeout: float):
     report = grade(ex, workspace.read_source(path), str(path), timeout=timeout)
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
     state.record_check(ex.slug, report.status, report.failed_ids, report.clock)
+    schedule.note_check(ex.slug, report)
     return report
 
 
