@@ -81,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     selected = wrong_cases(args.slugs)
     if not selected:
         print(f"error: no known-wrong corpus files for {' '.join(args.slugs) or 'any exercise'}", file=sys.stderr)
+        print(f"hint: exercises with a corpus: {' '.join(sorted({c.slug for c in wrong_cases()}))}", file=sys.stderr)
         return 2
     summary = measure(selected, max(1, args.jobs))
     sys.stdout.write(json.dumps(summary, indent=2) + "\n" if args.json else table(summary, args.unnamed))
