@@ -234,3 +234,18 @@ def test_list_and_status_read_due_dates_without_importing_fsrs(cli, args):
     imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
     assert "typer" in imported and "fsrs" not in imported
     assert not imported & {"rich", "numpy", "jinja2", "tomllib"}
+
+
+def test_the_report_shows_the_next_review(cli):
+    cli("start", "softmax", expect=0)
+    put(cli, "softmax", solution("softmax"))
+    cli("check", "softmax.py", now=at(60), expect=0)
+    due = reviews(cli, "softmax")["due"]
+    cli("report", "--html", "page.html", now=at(120), expect=0)
+    page = (cli.dir / "page.html").read_text()
+    row = page[page.index('data-slug="softmax"'):]
+    assert "next review" in page and due[:10] in row[:row.index("</tr>")]
+    later = state.iso(state.parse_iso(due) + 60)
+    cli("report", "--html", "later.html", now=later, expect=0)
+    row = (cli.dir / "later.html").read_text().split('data-slug="softmax"')[1].split("</tr>")[0]
+    assert "<strong>due</strong>" in row
