@@ -249,3 +249,11 @@ def test_the_report_shows_the_next_review(cli):
     cli("report", "--html", "later.html", now=later, expect=0)
     row = (cli.dir / "later.html").read_text().split('data-slug="softmax"')[1].split("</tr>")[0]
     assert "<strong>due</strong>" in row
+
+
+def test_migrating_a_damaged_old_file_never_crashes():
+    for data in ({"version": 1, "exercises": []}, {"version": 1, "exercises": {"softmax": "x", "causal": {
+            "history": [{"at": "bad"}, {"at": T0, "status": "fail", "failed": "scale", "clock_s": True}, 7],
+            "hints_used": "many"}}}):
+        migrated = state.migrate(data)
+        assert migrated["version"] == state.STATE_VERSION and isinstance(migrated["schedule"], dict)

@@ -14,7 +14,7 @@ from typing import Any
 
 from attnprep import catalogue, schedule, state, workspace
 from attnprep.catalogue import Track
-from attnprep.errors import AttnprepError
+from attnprep.errors import AttnprepError, StateUnwritable
 
 
 class NoInterview(AttnprepError):
@@ -87,7 +87,15 @@ def after_check(slug: str, report: Any) -> dict[str, Any] | None:
 
     A pass of that stage marks it passed and writes the next stage's stub (`next`), or completes the
     track (`complete`); when the countdown has run out the interview ends (`time_up`, with `scorecard`).
+    Progress that cannot be saved gives None: the check's own verdict stands.
     """
+    try:
+        return _advance(slug, report)
+    except StateUnwritable:
+        return None
+
+
+def _advance(slug: str, report: Any) -> dict[str, Any] | None:
     with state.updating() as data:
         interview = active_in(data)
         if interview is None or interview["stages"][-1]["slug"] != slug:

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from attnprep import catalogue, state
-from attnprep.errors import UnknownExercise
+from attnprep.errors import StateUnwritable, UnknownExercise
 
 RATINGS = ("again", "hard", "good")
 MAX_INTERVAL_DAYS = 60  # an interview loop is weeks away, not years: nothing goes unseen for over two months
@@ -199,7 +199,8 @@ def from_history(data: dict[str, Any], slugs: list[str] | None = None) -> dict[s
                                           "why": _why_pass(last["hints"], item.get("clock_s"), target)})
                 elif not passed and not last["failed"] and not last["passed"]:
                     last["failed"] = True
-                    failed = [f for f in item.get("failed", []) if isinstance(f, str)]
+                    listed = item.get("failed") if isinstance(item.get("failed"), list) else []
+                    failed = [f for f in listed if isinstance(f, str)]
                     record["log"].append({"at": item["at"], "rating": "again",
                                           "why": _why_fail(failed, str(item.get("status")))})
         if not record["log"]:
@@ -223,9 +224,20 @@ def attempted(report: Any) -> bool:
 
 
 def note_check(slug: str, report: Any) -> str | None:
-    """Feed one check's outcome to the schedule; the rating recorded, or None when the check rates nothing."""
+    """Feed one check's outcome to the schedule; the rating recorded, or None when the check rates nothing.
+
+    Progress that cannot be saved rates nothing and says nothing here: the check's verdict never depends
+    on saving, and saving the check itself is what reports it.
+    """
     if not attempted(report):
         return None
+    try:
+        return _rate_check(slug, report)
+    except StateUnwritable:
+        return None
+
+
+def _rate_check(slug: str, report: Any) -> str | None:
     with state.updating() as data:
         at = state.now()
         record = records(data).setdefault(slug, _empty_record())

@@ -162,7 +162,7 @@ _MIGRATIONS = {1: _to_v2}
 
 def migrate(data: Any) -> Any:
     """A progress file of an older version, brought up to STATE_VERSION; anything else is returned as it is."""
-    while isinstance(data, dict) and isinstance(data.get("exercises"), dict) and data.get("version") in _MIGRATIONS:
+    while isinstance(data, dict) and data.get("version") in _MIGRATIONS:
         data = _MIGRATIONS[data["version"]](data)
     return data
 
