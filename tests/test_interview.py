@@ -140,3 +140,10 @@ def test_mock_is_unchanged_beside_an_interview(cli):
     cli("mock", "--count", "1", "--minutes", "5", "--dir", "mock", expect=0)
     assert json.loads(cli("mock", "--end", "--json", expect=0).stdout)["minutes"] == 5
     assert json.loads(cli("interview", "--end", "--json", expect=0).stdout)["track"] == "memory"
+
+
+def test_the_mock_countdown_follows_the_fake_clock_too(cli):
+    cli("mock", "--count", "1", "--minutes", "5", expect=0)
+    slug = catalogue.slugs()[0]
+    assert "mock interview: 4:00 left" in cli("check", f"{slug}.py", now=at(60), expect=1).stdout
+    assert "time is up: the mock interview is over" in cli("check", f"{slug}.py", now=at(600), expect=1).stdout
