@@ -5,8 +5,9 @@ How an outcome becomes a rating:
 - the first pass of a session with hints, or over the target: hard;
 - a failed check, or showing the solution before passing: again.
 
-A session is one run of an exercise's clock (from `start`, `reset`, `mock` or an interview stage to the
-next one); checks of a file never started share a session per UTC day. A session gives at most one
+A session is one run of an exercise's clock (from `start`, `reset`, `mock`, an interview stage or a first
+check, which starts the clock, to the next one); checks with no clock at all (a history from before
+check started clocks) share a session per UTC day. A session gives at most one
 "again" (its first failure or reveal) and one pass rating: the checks in between are one piece of
 debugging, not separate recalls, and rating each would push the card's difficulty to its maximum in one
 sitting. A pass after an "again" is the relearning review, as in Anki; a pass after the solution was
