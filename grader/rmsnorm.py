@@ -419,11 +419,13 @@ def matches_reference(cand, ref, rng):
     first_failing(RATIOS, judge_ratio)
 
 
-@invariant("input-unchanged", "x, weight and bias are not modified: 1-D to 4-D, at 65,536 entries, eps left out "
-                              "or given")
+@invariant("input-unchanged", "x, weight and bias are not modified: 1-D to 4-D, eps left out or given (and in "
+                              "every call of every check, 65,536 entries included)")
 def input_unchanged(cand, ref, rng):
     rungs = [Rung(r.label, (r.value, None)) for r in LADDER]
-    rungs += [Rung(f"{len(LARGE)}-D input {LARGE}", (LARGE, None)), Rung("eps=0.1", ((3, 5), 0.1))]
+    rungs += [Rung("eps=0.1", ((3, 5), 0.1))]
+    # Large inputs are matches-reference's: every call compares its arguments, so a copy skipped above some size
+    # is caught there without sending the large arrays again.
 
     # Every call compares its arguments before and after (the engine), and a change names the call and the check.
     def judge(rung):
@@ -432,9 +434,7 @@ def input_unchanged(cand, ref, rng):
         weight, bias = _weights(rng, s[-1])
         kw = {} if e is None else {"eps": e}
         for fn, args in (("rms_norm", (x, weight)), ("layer_norm", (x, weight, bias))):
-            if isinstance(attempt(_call, cand, fn, *(np.array(a) for a in args), eps=e), Broke):
-                continue  # a call that fails on these shapes shows nothing about the inputs: shape reports it
-            for _ in range(2 if x.size < 1_000 else 1):  # twice: a change may come on a later call only
+            for _ in range(2):  # twice: a change may come on a later call only
                 attempt(cand.call, fn, *args, **kw)
     first_failing(rungs, judge)
 

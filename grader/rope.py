@@ -318,12 +318,11 @@ def matches_reference(cand, ref, rng):
     first_failing([*LADDER, LARGE], judge)
 
 
-@invariant("input-unchanged", "x and positions are not modified: 2-D to 4-D, at 65,536 entries, int32 positions, "
-                              "base given or left out")
+@invariant("input-unchanged", "x and positions are not modified: 2-D to 4-D, int32 positions, base given or left "
+                              "out (and in every call of every check, 65,536 entries included)")
 def input_unchanged(cand, ref, rng):
     rungs = [Rung(r.label, (r.value, np.int64, None)) for r in LADDER]
-    rungs += [Rung("int32 positions", ((5, 8), np.int32, None)), Rung("base=500", ((5, 8), np.int64, 500.0)),
-              Rung(LARGE.label, (LARGE.value, np.int64, None))]
+    rungs += [Rung("int32 positions", ((5, 8), np.int32, None)), Rung("base=500", ((5, 8), np.int64, 500.0))]
 
     # Every call compares its arguments before and after (the engine), and a change names the call and the check.
     def judge(rung):

@@ -332,11 +332,13 @@ def top_k(cand, ref, rng):
         _check_tied_cut(out, q, k, label, f"top_k={k}")
 
 
-def _top_p_case(cand, ref, logits, what, t, k, p, text):
+def _top_p_case(cand, ref, logits, what, t, k, p, text, before_p=None):
     """top_p judged against the candidate's own distribution with every filter but top_p: that distribution is
-    what top-p measures, so a wrong temperature or top-k is not blamed here."""
+    what top-p measures, so a wrong temperature or top-k is not blamed here. `before_p`: that distribution, when
+    a sweep of top_p over the same logits has it already."""
     kw = _kwargs(t, k, None)
-    before_p, _ = _probs(cand, logits, what=what, **kw)
+    if before_p is None:
+        before_p, _ = _probs(cand, logits, what=what, **kw)
     out, label = _probs(cand, logits, what=what, **_kwargs(t, k, p))
     want = _own_filter(before_p, top_p=p)
     if want is not None and abs(before_p.sum() - 1.0) > 1e-6:
@@ -410,8 +412,9 @@ def top_p(cand, ref, rng):
     # (a filter skipped near 1 keeps them), at the default temperature and after top_k (top_p = 1 is above).
     for t, k in ((None, None), (0.8, 24)):
         logits = _long_tail(rng, ref, 48, t, k)
-        first_failing(top_ps()[:-1], lambda rung, logits=logits, t=t, k=k: _top_p_case(
-            cand, ref, logits, "logits", t, k, rung.value, ""))
+        before_p, _ = _probs(cand, logits, **_kwargs(t, k, None))
+        first_failing(top_ps()[:-1], lambda rung, logits=logits, t=t, k=k, before_p=before_p: _top_p_case(
+            cand, ref, logits, "logits", t, k, rung.value, "", before_p=before_p))
     _exact_thresholds(cand, rng)
 
 

@@ -262,11 +262,13 @@ def axis(cand, ref, rng):
     check_close(out, ref.softmax(z2, axis=0), label)
 
 
-@invariant("input-unchanged", "the caller's array is not modified: 1-D to 4-D, at 65,536 entries, along other "
-                              "axes and in float32")
+@invariant("input-unchanged", "the caller's array is not modified: 1-D to 4-D, along other axes, in float32 "
+                              "(and in every call of every check, 65,536 entries included)")
 def input_unchanged(cand, ref, rng):
     # A copy made only on some paths (2-D, small arrays, the last axis, float64) leaves the others in place.
-    rungs = [Rung(r.label, (r.value, -1, np.float64)) for r in SMALL_LADDER + LARGE_LADDER[:1]]
+    # Large inputs are matches-reference's: every call compares its arguments, so a copy skipped above some size
+    # is caught there without sending the large arrays again.
+    rungs = [Rung(r.label, (r.value, -1, np.float64)) for r in SMALL_LADDER]
     rungs += [Rung("3-D input (2, 3, 4) along axis 0", ((2, 3, 4), 0, np.float64)),
               Rung("float32 2-D input (3, 5)", ((3, 5), -1, np.float32))]
 

@@ -332,8 +332,6 @@ def input_unchanged(cand, ref, rng):
     def judge(rung):
         x_shape, d_ff = rung.value
         args = (rng.normal(size=x_shape), *_weights(rng, x_shape[-1], d_ff))
-        if isinstance(attempt(_call, cand, *(np.array(a) for a in args)), Broke):
-            return  # a call that fails on these shapes shows nothing about the inputs: shape reports it
         for _ in range(2):  # twice: a change may come on a later call only
             attempt(cand.swiglu, *args)
     first_failing(LADDER, judge)

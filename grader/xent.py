@@ -327,11 +327,11 @@ def matches_reference(cand, ref, rng):
     first_failing([LARGE], judge_large)
 
 
-@invariant("input-unchanged", "logits and targets are not modified, N = 1 to 512, int32 or int64 targets")
+@invariant("input-unchanged", "logits and targets are not modified, N = 1 to 16, int32 or int64 targets (and in "
+                              "every call of every check, 65,536 logits included)")
 def input_unchanged(cand, ref, rng):
     rungs = [Rung(r.label, (*r.value, 1.0, np.int64)) for r in LADDER[::2]]
-    rungs += [Rung("logits near 100", (3, 5, 100.0, np.int64)), Rung("int32 targets", (4, 6, 1.0, np.int32)),
-              Rung(LARGE.label, (*LARGE.value, 1.0, np.int64))]
+    rungs += [Rung("logits near 100", (3, 5, 100.0, np.int64)), Rung("int32 targets", (4, 6, 1.0, np.int32))]
 
     # Every call compares its arguments before and after (the engine), and a change names the call and the check.
     def judge(rung):
