@@ -55,9 +55,9 @@ def non_negative(cand, ref, rng):
             raise Fail(f"{label}: entry {list(idx)} is {fmt(out[idx])}, a negative probability")
 
 
-# The ladders: 1-D to 4-D shapes of distinct sizes, and one call of 65,536 entries or more per number of axes.
+# The ladders: 1-D to 4-D shapes of distinct sizes, then one call of 65,536 entries or more.
 SMALL_LADDER = dims(7, min_ndim=1, max_ndim=4)
-LARGE_LADDER = [large_dims(min_ndim=1, max_ndim=1)[0], large_dims(min_ndim=3, max_ndim=3)[0]]
+LARGE_LADDER = large_dims(min_ndim=3, max_ndim=3)  # one large call: the check of the reference stays fast
 
 
 @invariant("matches-reference", "matches a reference softmax to rtol 1e-6, 1-D to 4-D and at 65,536 entries")
