@@ -5,6 +5,7 @@
 import functools
 import json
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -45,6 +46,26 @@ def handled(fn):
     return wrapper
 
 
+class Sandbox(StrEnum):
+    auto = "auto"
+    required = "required"
+    off = "off"
+
+
+def _sandbox_option(what: str):
+    return typer.Option("--sandbox", help=f"Run {what} inside bubblewrap: auto (where it can start, else "
+                        "without, said once on stderr), required (else exit 2) or off.")
+
+
+def _use_sandbox(mode: Sandbox, probe: bool = False) -> None:
+    from attnprep import sandbox
+
+    sandbox.set_mode(mode.value)
+    sandbox.require()  # --sandbox required with no sandbox possible: exit 2 before anything runs
+    if probe:
+        sandbox.probe()  # find out now rather than in the middle of a live view
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"attnprep {__version__}")
@@ -55,6 +76,16 @@ def _version(value: bool) -> None:
 def root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                                help="Show the version and exit.")] = False) -> None:
     """Drill the from-scratch attention questions of ML-engineering interviews."""
+
+
+def _say_unsandboxed() -> None:
+    from attnprep import sandbox
+
+    note = sandbox.note_once()
+    if note:
+        from attnprep import render
+
+        render.warning(note)
 
 
 def _progress_rows() -> list[dict]:
@@ -131,7 +162,8 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
           as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report on stdout.")] = False,
           timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds for the whole grading.")] = 10.0,
-          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0) -> None:
+          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0,
+          sandbox: Annotated[Sandbox, _sandbox_option("the worker")] = Sandbox.auto) -> None:
     """Grade a solution file against the exercise's hidden invariants."""
     import time
 
@@ -141,6 +173,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     path = workspace.file_to_check(file)
     source = workspace.read_source(path)
     ex = workspace.infer_exercise(path, source, exercise)
+    _use_sandbox(sandbox)
     started = time.monotonic()
     # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
     worker = Worker(cpu_seconds=cpu_limit(timeout))
@@ -152,6 +185,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
                        started=started)
     finally:
         worker.kill()  # already done by grade; this covers a failure before grading began
+    _say_unsandboxed()
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
     state.record_check(ex.slug, report.status, report.failed_ids, report.clock)
     running = mock.active()
@@ -254,7 +288,8 @@ def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions
           json_file: Annotated[Path | None, typer.Option("--json", help="Write every report to this file.")] = None,
           csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a summary table to this file.")] = None,
           timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per file.")] = 10.0,
-          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0) -> None:
+          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0,
+          sandbox: Annotated[Sandbox, _sandbox_option("every worker")] = Sandbox.required) -> None:
     """Grade every .py file of a folder (a class's submissions), each in its own isolated worker."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -262,11 +297,13 @@ def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions
 
     ex = catalogue.get(exercise)
     files = batch.submissions(folder)
+    _use_sandbox(sandbox)
     columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=render.err, transient=True) as progress:
         task = progress.add_task("grade", total=len(files))
         reports = batch.grade_all(ex, files, jobs=jobs or batch.default_jobs(), timeout=timeout, seed=seed,
                                   on_done=lambda r: progress.advance(task))
+    _say_unsandboxed()
     render.batch_table(reports)
     if json_file:
         batch.write_json(json_file, ex, reports)
@@ -279,13 +316,16 @@ def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions
 @handled
 def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
-          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per grading.")] = 10.0) -> None:
+          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per grading.")] = 10.0,
+          sandbox: Annotated[Sandbox, _sandbox_option("the worker")] = Sandbox.auto) -> None:
     """Re-grade on every save, with a live clock; press h for the next hint, q to quit."""
     from attnprep import watch as watcher
     from attnprep import workspace
 
     path = workspace.file_to_check(file)
     ex = workspace.infer_exercise(path, workspace.read_source(path), exercise)
+    _use_sandbox(sandbox, probe=True)
+    _say_unsandboxed()
     watcher.run(path, ex, timeout)
 
 
