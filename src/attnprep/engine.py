@@ -127,8 +127,8 @@ class Session:
             reply = self._request(header, blobs)
         finally:
             self.collect_output()
-            self.worker.kill()
-        reply.memory_peak = self.worker.memory_peak()
+            peak, problem = self.worker.finish_measured()
+        reply.memory_peak, reply.memory_problem = peak, problem
         return reply
 
     def _request(self, header: dict, blobs: list[bytes]):

@@ -72,8 +72,9 @@ class Reply:
     value: Any = None
     args: Any = None
     kwargs: Any = field(default_factory=dict)
-    # Measured by the parent from outside the worker (bytes), for calls sent with measure_memory.
+    # Measured by the parent from outside the worker (bytes), for calls sent with trace_memory; or why not.
     memory_peak: int | None = None
+    memory_problem: str | None = None
 
 
 def cpu_limit(timeout: float) -> int:
@@ -157,12 +158,23 @@ def _status_kb(pid: int, key: str) -> int | None:
     return None
 
 
+def _image_of(pid: int) -> tuple[str, ...] | None:
+    """start_code, end_code and start_stack of a process: they move (ASLR) when it exec's a new image."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()
+    return tuple(fields[22:25]) if len(fields) > 25 else None
+
+
 class Worker:
     """One worker process (inside bubblewrap where possible) and its protocol pipes.
 
     `measure_memory`: a worker for one memory measurement. It warms NumPy up before it is ready, its
-    high-water mark is read from /proc when it is ready, and `memory_peak()` after `kill()` gives what
-    it used beyond that, from the kernel's own account of the process (or its cgroup's memory.peak).
+    high-water mark is read from /proc when it is ready, and `finish_measured()` ends it and gives what
+    it used beyond that, from the kernel's own account (see there).
     """
 
     def __init__(self, cpu_seconds: int = 60, *, measure_memory: bool = False) -> None:
@@ -171,8 +183,8 @@ class Worker:
         self._deadline = 0.0
         self.cgroup = sandbox.Cgroup.create() if sys_linux() else None
         self._ready_hwm_kb: int | None = None
-        self._rusage_maxrss_kb: int | None = None
         self._worker_pid: int | None = None
+        self._image: tuple[str, ...] | None = None  # where the worker's code and stack are mapped
         reaper.become_subreaper()
         self._spawn()
 
@@ -261,6 +273,7 @@ class Worker:
                 self.cgroup.add(pid)
         if self._measure:
             self._ready_hwm_kb = _status_kb(self._worker_pid, "VmHWM")
+            self._image = _image_of(self._worker_pid)
 
     # -- framing under a deadline -----------------------------------------------------
     def _read_exact(self, n: int) -> bytes:
@@ -343,13 +356,30 @@ class Worker:
         parts = [d.text() for d in (self._stdout, self._stderr) if d.total]
         return "\n".join(parts)
 
-    def memory_peak(self) -> int | None:
-        """After kill(): the bytes the worker used beyond what it held when ready, measured by the kernel."""
-        if self.cgroup is not None and self.cgroup.peak() is not None:
-            return self.cgroup.peak()
-        if self._rusage_maxrss_kb is None or self._ready_hwm_kb is None:
-            return None
-        return max(0, self._rusage_maxrss_kb - self._ready_hwm_kb) * 1024
+    def finish_measured(self) -> tuple[int | None, str | None]:
+        """End a measure_memory worker: (bytes it used beyond what it held when ready, or None; a problem).
+
+        The cgroup's memory.peak where there is one (the whole tree, Linux 5.19+); else the kernel's
+        high-water mark of resident memory (VmHWM) of the worker and of every process it still has,
+        read by us from /proc. In the sandbox /proc is read-only, so the candidate cannot reset the mark
+        (/proc/self/clear_refs); without the sandbox it could (a documented limit). A worker that exec'd
+        a fresh image to start a new mark is caught by its code and stack having moved.
+        """
+        problem = None
+        group_peak = self.cgroup.peak() if self.cgroup is not None else None
+        peak_kb = None
+        if self._worker_pid is not None and self.alive:
+            marks = [_status_kb(pid, "VmHWM") for pid in (self._worker_pid, *reaper.descendants(self._worker_pid))]
+            marks = [m for m in marks if m is not None]
+            peak_kb = max(marks) if marks else None
+            if self._image is not None and _image_of(self._worker_pid) != self._image:
+                problem = "the worker replaced its own process image (exec), so its memory cannot be measured"
+        self.kill()
+        if group_peak is not None:
+            return group_peak, problem
+        if peak_kb is None or self._ready_hwm_kb is None:
+            return None, problem
+        return max(0, peak_kb - self._ready_hwm_kb) * 1024, problem
 
     def kill(self) -> None:
         """Kill the worker and everything it started, and release its resources."""
@@ -377,14 +407,10 @@ class Worker:
         self.launch.cleanup()
 
     def _wait(self, timeout: float) -> int | None:
-        """The worker's exit code once it has ended (waiting up to `timeout` s), else None.
-
-        Reaped with wait4, which also gives the kernel's peak RSS of the worker's tree: the largest of
-        its processes, exec'd images and reaped children included, which the candidate cannot lower.
-        """
+        """The worker's exit code once it has ended (waiting up to `timeout` s), else None."""
         if self.proc.returncode is not None:
             return self.proc.returncode
-        if not hasattr(os, "wait4"):
+        if os.name != "posix":
             try:
                 return self.proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -392,13 +418,12 @@ class Worker:
         end = time.monotonic() + timeout
         while True:
             try:
-                pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+                pid, status = os.waitpid(self.proc.pid, os.WNOHANG)
             except ChildProcessError:  # reaped elsewhere: the status is lost, the process is gone
                 self.proc.returncode = -signal.SIGKILL
                 return self.proc.returncode
             if pid:
                 self.proc.returncode = os.waitstatus_to_exitcode(status)
-                self._rusage_maxrss_kb = usage.ru_maxrss
                 return self.proc.returncode
             left = end - time.monotonic()
             if left <= 0:
