@@ -27,7 +27,7 @@ MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 # array would become 4 GiB): a few replies held at once stay within ~1 GiB.
 MAX_VALUE_BYTES = 256 * 1024 * 1024
 MAX_ARRAYS = 10_000
-MAX_NODES = 2_000_000
+MAX_NODES = 1_000_000
 MAX_DEPTH = 64
 
 _HEAD = struct.Struct(">I")
@@ -100,11 +100,11 @@ class Budget:
         self.arrays = self.nodes = self.value_bytes = 0
         self.used_blobs: set[int] = set()
 
-    def node(self) -> None:
-        self.nodes += 1
+    def node(self, count: int = 1) -> None:
+        before, self.nodes = self.nodes, self.nodes + count
         if self.nodes > MAX_NODES:
             raise TooLarge(f"a value of more than {MAX_NODES:,} items")
-        if not self.nodes & 1023 and _monotonic() > self.deadline:
+        if (before >> 10 != self.nodes >> 10) and _monotonic() > self.deadline:
             raise DeadlineExceeded()
 
     def bytes(self, n: int) -> None:
@@ -127,6 +127,9 @@ class Budget:
         self.bytes(size * max(8, dtype.itemsize))
         if _monotonic() > self.deadline:
             raise DeadlineExceeded()
+
+
+_PLAIN = (int, float, bool, str, type(None))
 
 
 def _npy_header(blob: bytes) -> tuple[tuple, np.dtype]:
@@ -207,7 +210,13 @@ def decode(data: Any, blobs: list[bytes], build_rng: bool = False, budget: Budge
         if depth > MAX_DEPTH + 2:
             raise WireError(f"a value nested more than {MAX_DEPTH} levels")
     if isinstance(data, list):
-        return [decode(v, blobs, build_rng, budget, depth + 1) for v in data]
+        if budget is None:
+            return [decode(v, blobs, build_rng, budget, depth + 1) for v in data]
+        # Plain numbers (a .tolist() result) are taken as they are: counted in one go, not one call each.
+        budget.node(len(data))
+        plain = sum(1 for v in data if type(v) in _PLAIN)
+        budget.bytes(8 * plain)
+        return [v if type(v) in _PLAIN else decode(v, blobs, build_rng, budget, depth + 1) for v in data]
     if not isinstance(data, dict):
         if budget is not None and isinstance(data, (int, float)):
             budget.bytes(8)
