@@ -66,6 +66,7 @@ class _State:
     mode: str = "auto"
     broken: str | None = None  # why bwrap cannot run the worker here, once found out
     probed: bool = False
+    guarded: bool = False
     noted: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -274,6 +275,24 @@ def _env(sandboxed: bool, home: str = HOME) -> dict[str, str]:
     return env
 
 
+def _guard_parent() -> None:
+    """Without the sandbox, make attnprep itself non-dumpable (Linux).
+
+    Processes of the same user, the candidate among them, can then neither read its /proc/PID/environ
+    (where ATTNPREP_HOME is), fd/ (its stdout) or mem, nor ptrace it. Root is exempt: a candidate run by
+    root still can (a documented limit). Set once; a later exec of attnprep starts dumpable again.
+    """
+    if _state.guarded or not sys.platform.startswith("linux"):
+        return
+    _state.guarded = True
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
 # -- one worker's launch ------------------------------------------------------------
 
 @dataclass
@@ -301,6 +320,7 @@ def launch(fd_in: int, fd_out: int, cpu_seconds: int, warm: bool = False) -> Lau
     if sandboxed:
         return Launch(_bwrap_argv(layout) + [layout.python, "-I", "-S", "-c", BOOT, *tail, SITE], _env(True),
                       "/", True)
+    _guard_parent()
     scratch = tempfile.mkdtemp()  # a neutral name: tmpXXXXXXXX
     site = os.path.join(scratch, "site-packages")
     os.mkdir(site)
