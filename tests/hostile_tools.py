@@ -45,6 +45,17 @@ def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+def has_capability(bit: int) -> bool:
+    """Does this process hold a capability (24: CAP_SYS_RESOURCE, 19: CAP_SYS_PTRACE)? Root may lack some."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> bit & 1)
+    except OSError:
+        pass
+    return False
+
+
 def run_cli(*args: str, home: Path, mode: str | None, python: str = sys.executable, timeout: float = 90,
             cwd: Path | None = None, env: dict | None = None, **popen) -> tuple[subprocess.CompletedProcess, float]:
     """`python -m attnprep ARGS [--sandbox MODE]` with ATTNPREP_HOME=home; (result, seconds)."""

@@ -48,18 +48,27 @@ def invariants_of(module: ModuleType) -> list[Callable]:
 # Imported before the candidate loads. Without the sandbox the candidate runs as the user and can rewrite
 # installed files (say, prepend a payload to numpy/random/__init__.py): a module the judge imported before
 # that is beyond its reach for this check. tests/test_sandbox.py finds any module imported after the load.
-JUDGE_MODULES = ("numpy.random", "attnprep.diagnosis", "attnprep.report", "tempfile", "fcntl", "json.encoder",
-                 "json.decoder")
+JUDGE_MODULES = ("numpy.random", "numpy.ma", "numpy.linalg", "attnprep.diagnosis", "attnprep.report", "tempfile",
+                 "fcntl", "json.encoder", "json.decoder")
 
 
 def prepare_judge(exercise: Exercise) -> tuple[ModuleType, ModuleType]:
     """The grader and the reference, with everything the judge will import, loaded before the candidate."""
     import importlib
+    import sys
 
     for name in JUDGE_MODULES:
         try:
             importlib.import_module(name)
         except ImportError:  # fcntl on Windows
+            pass
+    if "rich" in sys.modules:  # the report is drawn with rich, which loads its width and emoji tables on first use
+        try:
+            from rich.cells import cell_len
+
+            cell_len("✓✗⏱·…")
+            importlib.import_module("rich._emoji_codes")
+        except Exception:  # noqa: BLE001 - another rich version: the test of late imports says what to add
             pass
     return grader_module(exercise), reference_module(exercise)
 

@@ -148,10 +148,11 @@ def checked_header(head: dict, op: str) -> dict:
 # -- the worker ------------------------------------------------------------------------
 
 def _status_kb(pid: int, key: str) -> int | None:
+    """A kB figure of /proc/PID/status (read as bytes: a text codec would be imported after the candidate)."""
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
+        with open(f"/proc/{pid}/status", "rb") as handle:
             for line in handle:
-                if line.startswith(key + ":"):
+                if line.startswith(key.encode() + b":"):
                     return int(line.split()[1])
     except (OSError, ValueError, IndexError):
         return None
