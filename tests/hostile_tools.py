@@ -71,7 +71,12 @@ def run_cli(*args: str, home: Path, mode: str | None, python: str = sys.executab
 _IN_PIDNS = r"""
 import json, os, subprocess, sys, time
 started = time.monotonic()
-proc = subprocess.run(sys.argv[2:], capture_output=True, stdin=subprocess.DEVNULL)
+try:
+    proc = subprocess.run(sys.argv[3:], capture_output=True, stdin=subprocess.DEVNULL, timeout=float(sys.argv[2]))
+    timed_out = False
+except subprocess.TimeoutExpired as exc:  # killed by run(); a stopped process dies of SIGKILL too
+    proc = subprocess.CompletedProcess(exc.cmd, None, exc.stdout or b"", exc.stderr or b"")
+    timed_out = True
 elapsed = time.monotonic() - started
 time.sleep(0.3)
 left = []
@@ -84,7 +89,7 @@ for entry in os.listdir("/proc"):
         if stat[stat.rfind(")") + 2] != "Z":
             left.append(stat[:80])
 with open(sys.argv[1], "w") as out:
-    json.dump({"rc": proc.returncode, "stdout": proc.stdout.decode("utf-8", "replace"),
+    json.dump({"rc": proc.returncode, "timed_out": timed_out, "stdout": proc.stdout.decode("utf-8", "replace"),
                "stderr": proc.stderr.decode("utf-8", "replace"), "elapsed": elapsed, "left": left}, out)
 """
 
@@ -94,11 +99,12 @@ def pidns_available() -> bool:
 
 
 def run_in_pidns(*args: str, home: Path, mode: str, tmp: Path, python: str = sys.executable,
-                 timeout: float = 90) -> dict:
-    """Run the CLI as the only thing in a new pid namespace; the result, with `left`: processes still running."""
+                 timeout: float = 90, limit: float = 60) -> dict:
+    """Run the CLI as the only thing in a new pid namespace, killed after `limit` s; the result, with `left`:
+    processes still running after it, and `timed_out`."""
     out = tmp / "pidns.json"
     user = [] if is_root() else ["--user", "--map-root-user"]
-    cmd = ["unshare", *user, "--pid", "--fork", "--mount-proc", sys.executable, "-c", _IN_PIDNS, str(out),
+    cmd = ["unshare", *user, "--pid", "--fork", "--mount-proc", sys.executable, "-c", _IN_PIDNS, str(out), str(limit),
            python, "-m", "attnprep", *args, "--sandbox", mode]
     proc = subprocess.run(cmd, capture_output=True, env={**os.environ, "ATTNPREP_HOME": str(home)}, timeout=timeout)
     if not out.exists():
