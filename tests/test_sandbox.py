@@ -716,3 +716,56 @@ def test_parent_memory_stays_within_budget(mode, tmp_path):
                               env={**os.environ, "ATTNPREP_HOME": str(tmp_path / "home")})
         assert only_json(proc.stdout)["status"] == "fail"
         assert int(out.read_text()) * 1024 < 2**30, f"{name}: the parent peaked at {int(out.read_text()) >> 10} MiB"
+
+
+# -- cgroup v2, where one can be had ---------------------------------------------------------------
+
+def test_cgroup_caps_the_tree_where_delegated(tmp_path, monkeypatch):
+    """Against a stand-in for a delegated cgroup v2 directory (this code's real run needs such a host)."""
+    from attnprep import sandbox
+
+    base = tmp_path / "cg"
+    base.mkdir()
+    (base / "cgroup.controllers").write_text("memory pids\n")
+    real_mkdir, real_rmdir = Path.mkdir, Path.rmdir
+
+    def mkdir(self, *a, **k):  # the kernel gives a new cgroup its control files
+        real_mkdir(self, *a, **k)
+        if self.parent == base:
+            for name in ("memory.max", "pids.max", "memory.peak", "cgroup.procs", "cgroup.kill"):
+                (self / name).write_text("0\n")
+
+    def rmdir(self):
+        if self.parent == base:
+            for f in self.iterdir():
+                f.unlink()
+        real_rmdir(self)
+
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    monkeypatch.setattr(Path, "rmdir", rmdir)
+    monkeypatch.setattr(sandbox, "_own_cgroup", lambda root: base)
+    monkeypatch.setitem(sandbox._cgroup_state, "reason", None)
+    group = sandbox.Cgroup.create(memory_bytes=123, processes=7, root=base)
+    assert group is not None and group.path.parent == base
+    assert "attnprep" not in group.path.name  # the candidate may read /proc/self/cgroup
+    assert (group.path / "memory.max").read_text() == "123" and (group.path / "pids.max").read_text() == "7"
+    assert group.add(4242) and (group.path / "cgroup.procs").read_text() == "4242"
+    (group.path / "memory.peak").write_text("5000\n")
+    assert group.peak() == 5000
+    group.kill()
+    assert (group.path / "cgroup.kill").read_text() == "1"
+    group.remove()
+    assert not group.path.exists()
+
+
+def test_no_cgroup_without_delegation(tmp_path, monkeypatch):
+    from attnprep import sandbox
+
+    base = tmp_path / "cg"
+    base.mkdir()
+    (base / "cgroup.controllers").write_text("")
+    monkeypatch.setattr(sandbox, "_own_cgroup", lambda root: base)
+    monkeypatch.setitem(sandbox._cgroup_state, "reason", None)
+    assert sandbox.Cgroup.create(root=base) is None
+    assert "not delegated" in sandbox.cgroup_reason()
+    assert [p for p in base.iterdir() if p.is_dir()] == []  # the attempt left no cgroup behind
