@@ -5,19 +5,64 @@
 import functools
 import json
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from attnprep import __version__
-from attnprep.errors import AttnprepError, NeedsConfirmation
+from attnprep.errors import AttnprepError, NeedsConfirmation, StateUnwritable
 from attnprep.exitcodes import ExitCode
+
+
+class _Commands(TyperGroup):
+    """The command list of `--help` with each description whole (click cuts them to the terminal's width)."""
+
+    def format_commands(self, ctx, formatter) -> None:
+        rows = [(name, cmd.get_short_help_str(limit=10_000)) for name in self.list_commands(ctx)
+                if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _number(text: str, kind: type, what: str, low: float, high: float | None, example: str):
+    """Parse an option's value, or say in plain words what it should be."""
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        raise typer.BadParameter(f"{text!r} is not {what}; give one like {example}") from None
+    if value != value or value < low or (high is not None and value > high):  # NaN compares false
+        bounds = f"from {low:g} to {high:g}" if high is not None else f"{low:g} or more"
+        raise typer.BadParameter(f"{text} is out of range: give {what} {bounds}, like {example}")
+    return value
+
+
+def _timeout(text: str) -> float:
+    return _number(text, float, "a number of seconds", 0.5, 3600, "10 or 2.5")
+
+
+def _seed(text: str) -> int:
+    return _number(text, int, "a whole number", 0, None, "0 or 42")
+
+
+def _jobs(text: str) -> int:
+    return _number(text, int, "a whole number of files", 1, None, "2")
+
+
+def _count(text: str) -> int:
+    return _number(text, int, "a whole number of exercises", 1, None, "2")
+
+
+def _minutes(text: str) -> float:
+    return _number(text, float, "a number of minutes", 0.05, 24 * 60, "30 or 7.5")
+
 
 # Plain help (rich_markup_mode=None) keeps typer from importing its rich help
 # renderer, which would cost more than the rest of `attnprep --help` together.
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="Drill the from-scratch attention questions of ML-engineering interviews.",
                   context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -46,21 +91,22 @@ def handled(fn):
     return wrapper
 
 
-class Sandbox(StrEnum):
-    auto = "auto"
-    required = "required"
-    off = "off"
+def _sandbox_mode(text: str) -> str:
+    if text not in ("auto", "required", "off"):
+        raise typer.BadParameter(f"{text!r} is not a sandbox mode; give auto, required or off")
+    return text
 
 
 def _sandbox_option(what: str):
-    return typer.Option("--sandbox", help=f"Run {what} inside bubblewrap: auto (where it can start, else "
-                        "without, said once on stderr), required (else exit 2) or off.")
+    return typer.Option("--sandbox", parser=_sandbox_mode, metavar="auto|required|off",
+                        help=f"Run {what} inside bubblewrap: auto (where it can start, else without it, said once "
+                        "on stderr), required (else exit 2) or off.")
 
 
-def _use_sandbox(mode: Sandbox, probe: bool = False) -> None:
+def _use_sandbox(mode: str, probe: bool = False) -> None:
     from attnprep import sandbox
 
-    sandbox.set_mode(mode.value)
+    sandbox.set_mode(mode)
     sandbox.require()  # --sandbox required with no sandbox possible: exit 2 before anything runs
     if probe:
         sandbox.probe()  # find out now rather than in the middle of a live view
@@ -121,10 +167,10 @@ def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")]) 
 
     ex = catalogue.get(slug)
     render.markdown(ex.instructions())
-    from attnprep.engine import grader_module, invariants_of  # the list comes from the checks themselves
+    from attnprep.engine import invariant_list  # the list comes from the checks themselves
 
-    render.invariant_list([(c.invariant_id, c.description) for c in invariants_of(grader_module(ex))])
-    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}")
+    render.invariant_list(invariant_list(ex))
+    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}", soft_wrap=True)
 
 
 @app.command()
@@ -144,16 +190,15 @@ def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
           force: Annotated[bool, typer.Option("--force", help="Replace an existing file (keeps a backup).")] = False,
           ) -> None:
     """Write the exercise's stub and start its interview clock."""
-    from attnprep import catalogue, render, state, workspace
+    from attnprep import catalogue, render, workspace
 
     ex = catalogue.get(slug)
-    path, kept = workspace.write_stub(ex, dir, force)
-    state.record_start(ex.slug, path)
+    [(path, kept)] = workspace.start_exercises([ex], dir, force)  # all or nothing
     if kept:
-        render.err.print(f"kept your previous file as {kept}")
-    render.out.print(f"wrote {path}")
-    render.out.print(f"clock started: target {ex.minutes} minutes")
-    render.out.print(f"next: edit it, then run `attnprep check {path}`")
+        render.err.print(f"kept your previous file as {kept}", soft_wrap=True)
+    render.out.print(f"wrote {path}", soft_wrap=True)
+    render.out.print(f"clock started: target {ex.minutes} minutes", soft_wrap=True)
+    render.out.print(f"next: edit it, then run `attnprep check {path}`", soft_wrap=True)
 
 
 @app.command()
@@ -161,9 +206,11 @@ def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
 def check(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
           as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report on stdout.")] = False,
-          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds for the whole grading.")] = 10.0,
-          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0,
-          sandbox: Annotated[Sandbox, _sandbox_option("the worker")] = Sandbox.auto) -> None:
+          timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                 help="Seconds for the whole grading (0.5 to 3600).")] = 10.0,
+          seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
+                                            help="Seed of the hidden checks' inputs.")] = 0,
+          sandbox: Annotated[str, _sandbox_option("the worker")] = "auto") -> None:
     """Grade a solution file against the exercise's hidden invariants."""
     import time
 
@@ -171,23 +218,35 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     from attnprep.runner import Worker, cpu_limit
 
     path = workspace.file_to_check(file)
-    source = workspace.read_source(path)
+    shown = str(file) if file else str(path)
+    try:
+        source, undecodable = workspace.read_source(path, shown), None
+    except workspace.SourceDecodeError as exc:  # Python would refuse the file: a load error, graded as one
+        source, undecodable = exc.text, exc
     ex = workspace.infer_exercise(path, source, exercise)
     _use_sandbox(sandbox)
     started = time.monotonic()
     # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
-    worker = Worker(cpu_seconds=cpu_limit(timeout))
+    worker = Worker(cpu_seconds=cpu_limit(timeout)) if undecodable is None else None
     try:
+        # Imported before the file is loaded: without the sandbox the file could rewrite an installed module
+        # that attnprep would import only after it ran.
         from attnprep import mock, render, state
-        from attnprep.engine import grade
 
-        report = grade(ex, source, str(file) if file else str(path), seed=seed, timeout=timeout, worker=worker,
-                       started=started)
+        if worker is not None:
+            from attnprep.engine import grade
+
+            report = grade(ex, source, shown, seed=seed, timeout=timeout, worker=worker, started=started)
+        else:
+            from attnprep.report import Report
+
+            report = Report(exercise=ex.slug, file=shown, status="error", message=str(undecodable), seed=seed)
     finally:
-        worker.kill()  # already done by grade; this covers a failure before grading began
+        if worker is not None:
+            worker.kill()  # already done by grade; this covers a failure before grading began
     _say_unsandboxed()
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
-    state.record_check(ex.slug, report.status, report.failed_ids, report.clock)
+    saved = state.save_check(ex.slug, report, path)
     running = mock.active()
     in_mock = running is not None and ex.slug in running["slugs"]
     left = mock.remaining_s(running) if in_mock else None
@@ -197,16 +256,19 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
             payload["mock"] = {"remaining_s": round(max(left, 0.0), 1), "slugs": running["slugs"]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
-        render.report(report)
-        if not report.passed:
-            render.out.print(f"stuck? `attnprep hint {ex.slug}`", style="dim")
+        render.report(report, clock_started_now=saved is True)
+        render.next_step(report, ex.slug, timeout, shown)
         if in_mock:
             render.mock_left(left)
     if in_mock and left <= 0:  # the countdown ran out: the interview is over
-        ended, rows = mock.end()
-        (render.err if as_json else render.out).print("time is up: the mock interview is over")
-        if not as_json:
-            render.scorecard(ended, rows)
+        try:
+            ended, rows = mock.end()
+        except StateUnwritable:
+            ended = None  # save_check has already said that progress is not being saved
+        if ended is not None:
+            (render.err if as_json else render.out).print("time is up: the mock interview is over", soft_wrap=True)
+            if not as_json:
+                render.scorecard(ended, rows)
     raise typer.Exit(int(report.exit_code))
 
 
@@ -219,12 +281,12 @@ def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default
 
     ex = workspace.slug_or_last(slug)
     hints = ex.hints()
-    shown, new = state.reveal_hints(ex.slug, [h.invariants for h in hints], all_)
+    shown, new = state.reveal_hints(ex.slug, hints, all_)
     for n in (shown + new if all_ else new):
         render.hint(n + 1, len(hints), hints[n].text)
     if not new and not all_:
-        render.err.print("every hint is already revealed; `attnprep hint --all` shows them again, "
-                         "`attnprep solution` shows the reference")
+        render.say("every hint is already revealed; `attnprep hint --all` shows them again, "
+                   "`attnprep solution` shows the reference", console=render.err)
 
 
 @app.command()
@@ -272,24 +334,26 @@ def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
     if dir is None:
         recorded = (state.load()["exercises"].get(ex.slug) or {}).get("file")
         dir = Path(recorded).parent if recorded else Path(".")
-    path, kept = workspace.write_stub(ex, dir, force=True)
-    state.record_start(ex.slug, path)
+    [(path, kept)] = workspace.start_exercises([ex], dir, force=True)
     if kept:
-        render.out.print(f"kept your previous file as {kept}")
-    render.out.print(f"wrote a fresh {path}; clock restarted (target {ex.minutes} minutes)")
+        render.out.print(f"kept your previous file as {kept}", soft_wrap=True)
+    render.out.print(f"wrote a fresh {path}; clock restarted (target {ex.minutes} minutes)", soft_wrap=True)
 
 
 @app.command()
 @handled
 def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions.")],
           exercise: Annotated[str, typer.Option("--exercise", "-e", help="Exercise slug.")],
-          jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Files graded at once "
+          jobs: Annotated[int | None, typer.Option("--jobs", "-j", parser=_jobs, metavar="N",
+                                                   help="Files graded at once "
                                                    "(default: the number of cores).")] = None,
           json_file: Annotated[Path | None, typer.Option("--json", help="Write every report to this file.")] = None,
           csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a summary table to this file.")] = None,
-          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per file.")] = 10.0,
-          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0,
-          sandbox: Annotated[Sandbox, _sandbox_option("every worker")] = Sandbox.required) -> None:
+          timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                 help="Seconds per file (0.5 to 3600).")] = 10.0,
+          seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
+                                            help="Seed of the hidden checks' inputs.")] = 0,
+          sandbox: Annotated[str, _sandbox_option("every worker")] = "required") -> None:
     """Grade every .py file of a folder (a class's submissions), each in its own isolated worker."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -316,14 +380,19 @@ def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions
 @handled
 def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
-          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per grading.")] = 10.0,
-          sandbox: Annotated[Sandbox, _sandbox_option("the worker")] = Sandbox.auto) -> None:
+          timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                 help="Seconds per grading (0.5 to 3600).")] = 10.0,
+          sandbox: Annotated[str, _sandbox_option("the worker")] = "auto") -> None:
     """Re-grade on every save, with a live clock; press h for the next hint, q to quit."""
     from attnprep import watch as watcher
     from attnprep import workspace
 
     path = workspace.file_to_check(file)
-    ex = workspace.infer_exercise(path, workspace.read_source(path), exercise)
+    try:
+        source = workspace.read_source(path)
+    except workspace.SourceDecodeError as exc:  # the watch shows it as a load error
+        source = exc.text
+    ex = workspace.infer_exercise(path, source, exercise)
     _use_sandbox(sandbox, probe=True)
     _say_unsandboxed()
     watcher.run(path, ex, timeout)
@@ -338,16 +407,19 @@ def report(html: Annotated[Path | None, typer.Option("--html", help="Write a sel
 
     if html:
         history.write_html(html)
-        render.out.print(f"wrote {html}")
+        render.out.print(f"wrote {html}", soft_wrap=True)
     else:
         render.history_table(history.summary())
 
 
 @app.command("mock")
 @handled
-def mock_(count: Annotated[int, typer.Option("--count", "-n", min=1, help="How many exercises.")] = 2,
-          minutes: Annotated[int | None, typer.Option("--minutes", "-m", min=1, help="Length of the interview "
-                                                      "(default: the exercises' targets added up).")] = None,
+def mock_(count: Annotated[int, typer.Option("--count", "-n", parser=_count, metavar="N",
+                                             help="How many exercises.")] = 2,
+          minutes: Annotated[float | None, typer.Option("--minutes", "-m", parser=_minutes, metavar="M",
+                                                        help="Length of the interview in minutes, fractions "
+                                                        "allowed (default: the exercises' targets added up)."
+                                                        )] = None,
           dir: Annotated[Path, typer.Option("--dir", help="Folder for the stubs.")] = Path("."),
           end: Annotated[bool, typer.Option("--end", help="End the running mock and show the scorecard.")] = False,
           as_json: Annotated[bool, typer.Option("--json", help="With --end: the scorecard as JSON.")] = False,
@@ -366,7 +438,7 @@ def mock_(count: Annotated[int, typer.Option("--count", "-n", min=1, help="How m
     if mock.active():
         render.warning("a mock interview was still running; it is replaced by this one")
     started, written = mock.start(count, minutes, dir)
-    render.mock_started(started, written)
+    render.mock_started(started, written, asked=count)
 
 
 @app.command()
