@@ -9,6 +9,8 @@
 2. `attnprep --help` and `attnprep list` against `python -c "import typer"`:
    target ratio <= 1.3, and neither imports numpy nor jinja2.
 3. `attnprep grade` of N mha submissions with --jobs = cores: target < 60 s for 100.
+4. The sandbox's cost: `attnprep check softmax` inside bubblewrap against `--sandbox off`, and a worker's
+   start until it is ready, both ways: target <= 10 ms added (skipped where bwrap cannot start).
 """
 
 from __future__ import annotations
@@ -48,6 +50,41 @@ def imports_of(args: list[str], env: dict) -> set[str]:
     return {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines() if "|" in line}
 
 
+_READY = """
+import statistics, sys, time
+from attnprep import runner, sandbox
+sandbox.set_mode(sys.argv[1])
+took = []
+for _ in range(int(sys.argv[2])):
+    started = time.perf_counter()
+    worker = runner.Worker()
+    worker.wait_ready(time.monotonic() + 30)
+    took.append(time.perf_counter() - started)
+    assert worker.sandboxed == (sys.argv[1] == "required")
+    worker.kill()
+print(statistics.median(took))
+"""
+
+
+def sandbox_rows(env: dict, repeat: int) -> list[tuple]:
+    """What bubblewrap adds: to a whole check (medians of interleaved runs), and to a worker's start."""
+    solution = str(ROOT / "solutions" / "softmax.py")
+    check = [PY, "-m", "attnprep", "check", solution, "--exercise", "softmax", "--sandbox"]
+    if subprocess.run([*check, "required"], capture_output=True, env=env).returncode == 2:
+        return [("sandbox rows skipped: bwrap cannot start here", 0.0, "", 0.0, 0.0)]
+    a, b = median_pair([*check, "required"], [*check, "off"], repeat, env)
+    rows = [("attnprep check softmax, sandboxed", a, f"--sandbox off ({b:.3f}s): {1000 * (a - b):+.1f} ms",
+             (a - b) / 0.010, 1.0)]
+    ready = {}
+    for mode in ("off", "required", "off", "required"):  # alternated, so both see the same load
+        out = subprocess.run([PY, "-c", _READY, mode, str(repeat)], capture_output=True, text=True, env=env)
+        ready.setdefault(mode, []).append(float(out.stdout))
+    a, b = statistics.median(ready["required"]), statistics.median(ready["off"])
+    rows.append(("worker start until ready, sandboxed", a, f"--sandbox off ({b:.3f}s): {1000 * (a - b):+.1f} ms",
+                 (a - b) / 0.010, 1.0))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=7)
@@ -67,6 +104,7 @@ def main() -> None:
                       str(ROOT / "benchmarks" / folder)]
             a, b = median_pair(check, anchor, opts.repeat, penv)
             rows.append((f"attnprep check {slug}", a, f"{what} ({b:.3f}s)", a / b, 1.0))
+    rows += sandbox_rows(env, max(opts.repeat, 25))
     typer_only = [PY, "-c", "import typer"]
     for args in (["--help"], ["list"]):
         # Start-up takes a tenth of a second and this machine's noise is a few ms: take more samples.
