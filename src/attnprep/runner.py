@@ -19,6 +19,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from attnprep import reaper, sandbox
 MEMORY_LIMIT = sandbox.MEMORY_LIMIT
 OUTPUT_KEEP = 8 * 1024
 _HERE = Path(__file__).resolve().parent
+_LINUX = sys.platform.startswith("linux")
 _bundle: list[bytes] = []
 
 
@@ -182,7 +184,7 @@ class Worker:
         self._cpu_seconds, self._measure = cpu_seconds, measure_memory
         self.alive = False
         self._deadline = 0.0
-        self.cgroup = sandbox.Cgroup.create() if sys_linux() else None
+        self.cgroup = sandbox.Cgroup.create() if _LINUX else None
         self._ready_hwm_kb: int | None = None
         self._worker_pid: int | None = None
         self._image: tuple[str, ...] | None = None  # where the worker's code and stack are mapped
@@ -260,7 +262,7 @@ class Worker:
         if sandbox.mode() == "required":
             raise sandbox.SandboxUnavailable(
                 f"--sandbox required, but bwrap cannot run the worker here: {sandbox.unavailable_reason()}")
-        self.cgroup = sandbox.Cgroup.create() if sys_linux() else None
+        self.cgroup = sandbox.Cgroup.create() if _LINUX else None
         self._spawn()
 
     def _on_ready(self) -> None:
@@ -443,9 +445,3 @@ class Worker:
             except OSError:
                 pass
         self._pidfd = None
-
-
-def sys_linux() -> bool:
-    import sys
-
-    return sys.platform.startswith("linux")

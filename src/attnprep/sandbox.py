@@ -21,7 +21,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,56 +181,61 @@ def _under(path: str, roots: tuple[str, ...] | list[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
 
+def _find_package(name: str) -> str | None:
+    """Where a top-level package is, from sys.path (cheaper than the import machinery, and the same answer
+    for a package installed as files)."""
+    for entry in sys.path:
+        where = os.path.join(entry or ".", name)
+        if os.path.isfile(os.path.join(where, "__init__.py")):
+            return _real(where)
+    import importlib.util  # an unusual installation: ask the import system
+
+    spec = importlib.util.find_spec(name)
+    return _real(list(spec.submodule_search_locations)[0]) if spec and spec.submodule_search_locations else None
+
+
 def _layout() -> _Layout:
+    """What the sandbox binds and hides, worked out once per process (before the first worker starts)."""
     if _layout_cache:
         return _layout_cache[0]
-    import importlib.util
-    import sysconfig
+    import site
 
     python = _real(getattr(sys, "_base_executable", None) or sys.executable)
     prefixes = sorted({_real(sys.base_prefix), _real(sys.base_exec_prefix)})
     packages = []
     for name in EXPOSED:
-        spec = importlib.util.find_spec(name)
-        if spec is None or not spec.submodule_search_locations:
+        where = _find_package(name)
+        if where is None:
             continue
-        where = _real(list(spec.submodule_search_locations)[0])
         packages.append((where, name))
         libs = os.path.join(os.path.dirname(where), f"{name}.libs")  # vendored shared libraries of the wheel
         if os.path.isdir(libs):
             packages.append((_real(libs), f"{name}.libs"))
     bound = ["/usr", *prefixes]
-    hidden = set()
-    # Every site-packages of the bound interpreter (attnprep may be installed there, graders and all),
-    # the package's own data, the progress directory and HOME, wherever they fall inside what is bound.
+    # Every site-packages of the bound interpreter (attnprep may be installed there, graders and all), the
+    # package's own data, the progress directory and HOME, wherever they fall inside what is bound.
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    for scheme_dir in {sysconfig.get_path("purelib"), sysconfig.get_path("platlib"),
-                       sysconfig.get_path("purelib", vars={"base": sys.base_prefix}),
-                       sysconfig.get_path("platlib", vars={"platbase": sys.base_exec_prefix})}:
-        if scheme_dir:
-            hidden.add(_real(scheme_dir))
+    hidden = {_real(p) for p in site.getsitepackages(prefixes)}
     for root in ("/usr/lib", "/usr/local/lib", *(os.path.join(p, "lib") for p in prefixes)):
         for sub in (f"{version}/site-packages", f"{version}/dist-packages", "python3/dist-packages",
                     "python3/site-packages"):
             hidden.add(_real(os.path.join(root, sub)))
-    for private in _private_dirs():
-        hidden.add(_real(private))
+    hidden.update(_real(p) for p in _private_dirs())
     hidden_dirs = tuple(sorted(h for h in hidden if _under(h, bound) and os.path.isdir(h)))
     _layout_cache.append(_Layout(python, tuple(prefixes), tuple(packages), hidden_dirs))
     return _layout_cache[0]
 
 
 def _private_dirs() -> list[str]:
-    found = [str(Path.home())]
-    try:
-        from attnprep import catalogue, state
-
-        found.append(str(state.state_dir()))
-        root = catalogue.data_root()
-        found += [str(root / part) for part in ("exercises", "grader", "solutions")]
-        found.append(str(Path(catalogue.__file__).resolve().parent))  # the package itself
-    except Exception:  # noqa: BLE001 - a missing data dir hides nothing
-        pass
+    """HOME, the progress directory (ATTNPREP_HOME, else under HOME or XDG_DATA_HOME) and the package's data."""
+    found = [os.path.expanduser("~")]
+    for var in ("ATTNPREP_HOME", "XDG_DATA_HOME", "LOCALAPPDATA"):
+        if os.environ.get(var):
+            found.append(os.path.expanduser(os.environ[var]))
+    here = os.path.dirname(os.path.abspath(__file__))
+    found.append(here)  # the package itself
+    for root in (os.path.join(here, "_data"), os.path.dirname(os.path.dirname(here))):  # wheel, checkout
+        found += [os.path.join(root, part) for part in ("exercises", "grader", "solutions")]
     return found
 
 
@@ -320,6 +324,8 @@ def launch(fd_in: int, fd_out: int, cpu_seconds: int, warm: bool = False) -> Lau
     if sandboxed:
         return Launch(_bwrap_argv(layout) + [layout.python, "-I", "-S", "-c", BOOT, *tail, SITE], _env(True),
                       "/", True)
+    import tempfile
+
     _guard_parent()
     scratch = tempfile.mkdtemp()  # a neutral name: tmpXXXXXXXX
     site = os.path.join(scratch, "site-packages")
