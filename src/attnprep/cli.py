@@ -135,9 +135,9 @@ def _say_unsandboxed() -> None:
 
 
 def _progress_rows() -> list[dict]:
-    from attnprep import catalogue, state
+    from attnprep import catalogue, schedule, state
 
-    data = state.load()
+    data, at = state.load(), state.now()
     rows = []
     for ex in catalogue.exercises():
         item = data["exercises"].get(ex.slug) or state.empty_entry()
@@ -146,7 +146,8 @@ def _progress_rows() -> list[dict]:
                      "difficulty": ex.difficulty, "state": kind, "attempts": item["attempts"],
                      "hints_used": item["hints_used"], "started_at": item["started_at"],
                      "first_pass_s": item["first_pass_s"], "best_s": item["best_s"],
-                     "last_status": item["last_status"]})
+                     "last_status": item["last_status"], "due": schedule.due_of(data, ex.slug)})
+        rows[-1]["due_when"] = schedule.when(rows[-1]["due"], at)
     return rows
 
 
@@ -231,7 +232,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     try:
         # Imported before the file is loaded: without the sandbox the file could rewrite an installed module
         # that attnprep would import only after it ran.
-        from attnprep import mock, render, state
+        from attnprep import interview, mock, render, schedule, state
 
         if worker is not None:
             from attnprep.engine import grade
@@ -247,6 +248,8 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     _say_unsandboxed()
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
     saved = state.save_check(ex.slug, report, path)
+    schedule.note_check(ex.slug, report)
+    follow_up = interview.after_check(ex.slug, report)  # a passed stage writes the next one
     running = mock.active()
     in_mock = running is not None and ex.slug in running["slugs"]
     left = mock.remaining_s(running) if in_mock else None
@@ -254,12 +257,15 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
         payload = report.to_dict()
         if in_mock:
             payload["mock"] = {"remaining_s": round(max(left, 0.0), 1), "slugs": running["slugs"]}
+        if follow_up:
+            payload["interview"] = {k: v for k, v in follow_up.items() if k != "scorecard"}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
         render.report(report, clock_started_now=saved is True)
         render.next_step(report, ex.slug, timeout, shown)
         if in_mock:
             render.mock_left(left)
+    render.interview_note(follow_up, to_stderr=as_json)
     if in_mock and left <= 0:  # the countdown ran out: the interview is over
         try:
             ended, rows = mock.end()
@@ -277,11 +283,12 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
 def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
          all_: Annotated[bool, typer.Option("--all", help="Reveal every hint.")] = False) -> None:
     """Reveal the next hint of an exercise; hints used are counted."""
-    from attnprep import render, state, workspace
+    from attnprep import render, schedule, state, workspace
 
     ex = workspace.slug_or_last(slug)
     hints = ex.hints()
     shown, new = state.reveal_hints(ex.slug, hints, all_)
+    schedule.note_hints(ex.slug, len(new))
     for n in (shown + new if all_ else new):
         render.hint(n + 1, len(hints), hints[n].text)
     if not new and not all_:
@@ -294,7 +301,7 @@ def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default
 def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
              yes: Annotated[bool, typer.Option("--yes", "-y", help="Show it without asking.")] = False) -> None:
     """Show the reference solution (asks first if you have not solved the exercise)."""
-    from attnprep import render, state, workspace
+    from attnprep import render, schedule, state, workspace
 
     ex = workspace.slug_or_last(slug)
     solved = (state.load()["exercises"].get(ex.slug) or {}).get("solved", False)
@@ -304,6 +311,7 @@ def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (def
         if not typer.confirm(f"You have not solved `{ex.slug}` yet. Show the solution anyway?"):
             raise typer.Exit(1)
     render.code(ex.solution_path.read_text(encoding="utf-8"), f"reference solution: {ex.slug}")
+    schedule.note_reveal(ex.slug)  # before a pass, seeing the answer rates the exercise "again"
 
 
 @app.command()
@@ -315,7 +323,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on s
     rows = _progress_rows()
     if as_json:
         keys = ("slug", "state", "attempts", "hints_used", "started_at", "first_pass_s", "best_s",
-                "last_status")
+                "last_status", "due")
         payload = {"version": 1, "exercises": [{k: r[k] for k in keys} for r in rows]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
@@ -439,6 +447,38 @@ def mock_(count: Annotated[int, typer.Option("--count", "-n", parser=_count, met
         render.warning("a mock interview was still running; it is replaced by this one")
     started, written = mock.start(count, minutes, dir)
     render.mock_started(started, written, asked=count)
+
+
+@app.command("next")
+@handled
+def next_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False) -> None:
+    """What to practise now, and why: the due exercise you most need, else a new one."""
+    from attnprep import schedule
+
+    schedule.print_next(as_json)
+
+
+@app.command()
+@handled
+def review(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False) -> None:
+    """Every exercise with its next review date (spaced repetition, FSRS)."""
+    from attnprep import schedule
+
+    schedule.print_review(as_json)
+
+
+@app.command("interview")
+@handled
+def interview_(track: Annotated[str | None, typer.Argument(help="Track to start (see --list).")] = None,
+               dir: Annotated[Path, typer.Option("--dir", help="Folder for the stages' files.")] = Path("."),
+               list_: Annotated[bool, typer.Option("--list", help="List the tracks.")] = False,
+               end: Annotated[bool, typer.Option("--end", help="End the running interview with a scorecard.")] = False,
+               as_json: Annotated[bool, typer.Option("--json", help="With --list or --end: JSON on stdout.")] = False,
+               ) -> None:
+    """An interview with follow-ups: a track of exercises, one countdown, each stage after the last passes."""
+    from attnprep import interview
+
+    interview.command(track, dir, show_list=list_, finish=end, as_json=as_json)
 
 
 @app.command()

@@ -49,8 +49,9 @@ def invariants_of(module: ModuleType) -> list[Callable]:
 # Imported before the candidate loads. Without the sandbox the candidate runs as the user and can rewrite
 # installed files (say, prepend a payload to numpy/random/__init__.py): a module the judge imported before
 # that is beyond its reach for this check. tests/test_sandbox.py finds any module imported after the load.
+# fsrs is not the judge's: `check` records a review with it once the grading is done.
 JUDGE_MODULES = ("numpy.random", "numpy.ma", "numpy.linalg", "attnprep.diagnosis", "attnprep.report",
-                 "attnprep.fromscratch", "tempfile", "fcntl", "json.encoder", "json.decoder")
+                 "attnprep.fromscratch", "tempfile", "fcntl", "json.encoder", "json.decoder", "fsrs")
 
 
 def prepare_judge(exercise: Exercise) -> tuple[ModuleType, ModuleType]:
