@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -26,21 +27,35 @@ pytestmark = pytest.mark.skipif(not (sys.platform.startswith("linux") and hasatt
 
 
 @pytest.fixture(scope="module")
-def place():
-    """A world-readable directory with a venv of the system Python holding attnprep as pip installs it."""
+def place(tmp_path_factory):
+    """A world-readable directory with a venv of the system Python holding attnprep as pip installs it.
+
+    Built once per test run: pytest-xdist workers share it (keyed by the run's id, under a lock).
+    """
+    import fcntl
+
     system = shutil.which("python3", path="/usr/bin:/bin")
     if system is None:
         pytest.skip("no system python3")
-    top = Path(tempfile.mkdtemp(prefix="unprivileged-"))
-    top.chmod(0o755)
-    venv = top / "venv"
-    made = subprocess.run([system, "-m", "venv", str(venv)], capture_output=True)
-    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(ROOT)], capture_output=True, timeout=600)
-    if made.returncode or pip.returncode:
-        shutil.rmtree(top, ignore_errors=True)
-        pytest.skip(f"cannot install attnprep for the system Python: {(made.stderr + pip.stderr)[-300:]!r}")
-    yield top, str(venv / "bin" / "python")
-    shutil.rmtree(top, ignore_errors=True)
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    for old in Path(tempfile.gettempdir()).glob("attnprep-unprivileged-*"):  # left by runs hours ago
+        if time.time() - old.stat().st_mtime > 3 * 3600:
+            shutil.rmtree(old, ignore_errors=True)
+    shared = Path(tempfile.gettempdir()) / f"attnprep-unprivileged-{run}" if run else tmp_path_factory.mktemp("u")
+    shared.mkdir(exist_ok=True)
+    shared.chmod(0o755)
+    venv = shared / "venv"
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "ready").exists() and not (shared / "failed").exists():
+            made = subprocess.run([system, "-m", "venv", str(venv)], capture_output=True)
+            pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(ROOT)], capture_output=True,
+                                 timeout=600) if not made.returncode else made
+            marker = "ready" if not (made.returncode or pip.returncode) else "failed"
+            (shared / marker).write_bytes((made.stderr + pip.stderr)[-300:])
+    if (shared / "failed").exists():
+        pytest.skip(f"cannot install attnprep for the system Python: {(shared / 'failed').read_bytes()!r}")
+    return shared, str(venv / "bin" / "python")
 
 
 def as_nobody(place, source: str, *args: str, mode: str, timeout: float = 10.0):
