@@ -215,9 +215,10 @@ class Candidate:
     def call_traced(self, fn: str, *args: Any, **kwargs: Any) -> tuple[Any, int]:
         """Call in a fresh worker; return the result and the peak memory the call added (bytes).
 
-        The peak is the kernel's, read by the parent once that worker has ended (runner.Worker.memory_peak),
-        which the candidate cannot lower; tracemalloc's peak inside the worker is a second opinion, and
-        the larger counts. Where no outside measure exists (not Linux), tracemalloc's alone.
+        The peak is the kernel's account of that worker, read by the parent from outside it
+        (runner.Worker.finish_measured), which the candidate cannot lower inside the sandbox; tracemalloc's
+        peak inside the worker is a second opinion, and the larger counts. Where no outside measure exists
+        (not Linux), tracemalloc's alone.
         """
         reply = self._request(fn, args, kwargs, trace_memory=True)
         if getattr(reply, "memory_problem", None):
