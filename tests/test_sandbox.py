@@ -324,7 +324,7 @@ import os, time
 watched = os.getppid()
 if os.fork() == 0:
     os.setsid()
-    while os.path.exists(f"/proc/{watched}") and watched != 1:
+    while os.path.exists(f"/proc/{watched}"):  # attnprep, or in the sandbox its pid 1, which outlives us
         time.sleep(0.02)
     time.sleep(0.2)
     for where in ["/dev/tty", f"/proc/{watched}/fd/1", TERMINAL]:  # only the test's own terminal
@@ -711,8 +711,9 @@ def test_parent_memory_stays_within_budget(mode, tmp_path):
     out = tmp_path / "peak"
     for name in ("bool_array.py", "bool_array_forged.py"):
         code = PARENT_PEAK.replace("OUT", repr(str(out)))
+        # A long --timeout: what is judged here is the parent's memory, not the machine's speed.
         proc = subprocess.run([sys.executable, "-c", code, "-", "check", str(ROOT / "tests" / "hostile" / name),
-                               "--json", "--sandbox", mode], capture_output=True, timeout=120,
+                               "--json", "--timeout", "60", "--sandbox", mode], capture_output=True, timeout=180,
                               env={**os.environ, "ATTNPREP_HOME": str(tmp_path / "home")})
         assert only_json(proc.stdout)["status"] == "fail"
         assert int(out.read_text()) * 1024 < 2**30, f"{name}: the parent peaked at {int(out.read_text()) >> 10} MiB"
