@@ -22,7 +22,9 @@ class UnknownExercise(AttnprepError):
         import difflib
 
         close = difflib.get_close_matches(slug, known, n=1, cutoff=0.4)
-        hint = f"did you mean `{close[0]}`?" if close else "run `attnprep list` to see the exercises"
+        hint = f"did you mean `{close[0]}`?" if close else (
+            "run `attnprep list` to see the exercises; one from an exercise pack needs `--pack DIR` "
+            "or the pack's folder in ATTNPREP_PACKS")
         super().__init__(f"unknown exercise `{slug}`", hint)
 
 
