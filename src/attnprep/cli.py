@@ -45,6 +45,18 @@ def handled(fn):
     return wrapper
 
 
+# Exercise packs to load beside the built-in exercises (docs/authoring.md); repeatable.
+PackOption = Annotated[list[Path] | None, typer.Option(
+    "--pack", help="Also load the exercise pack in this folder (repeatable; see also ATTNPREP_PACKS).")]
+
+
+def _use_packs(folders: list[Path] | None) -> None:
+    if folders:
+        from attnprep import catalogue
+
+        catalogue.add_packs(folders)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"attnprep {__version__}")
@@ -75,19 +87,21 @@ def _progress_rows() -> list[dict]:
 
 @app.command("list")
 @handled
-def list_() -> None:
+def list_(pack: PackOption = None) -> None:
     """Every exercise with its target time, difficulty and your state."""
     from attnprep import plain
 
+    _use_packs(pack)
     plain.exercise_table(_progress_rows())
 
 
 @app.command()
 @handled
-def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")]) -> None:
+def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")], pack: PackOption = None) -> None:
     """The instructions of an exercise."""
     from attnprep import catalogue, render
 
+    _use_packs(pack)
     ex = catalogue.get(slug)
     render.markdown(ex.instructions())
     from attnprep.engine import grader_module, invariants_of  # the list comes from the checks themselves
@@ -111,10 +125,11 @@ def explain(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")
 def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
           dir: Annotated[Path, typer.Option("--dir", help="Folder to write SLUG.py into.")] = Path("."),
           force: Annotated[bool, typer.Option("--force", help="Replace an existing file (keeps a backup).")] = False,
-          ) -> None:
+          pack: PackOption = None) -> None:
     """Write the exercise's stub and start its interview clock."""
     from attnprep import catalogue, render, state, workspace
 
+    _use_packs(pack)
     ex = catalogue.get(slug)
     path, kept = workspace.write_stub(ex, dir, force)
     state.record_start(ex.slug, path)
@@ -129,15 +144,22 @@ def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
 @handled
 def check(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
-          as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report on stdout.")] = False,
+          as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report on stdout "
+                                                "(short for --format json).")] = False,
+          format: Annotated[str | None, typer.Option(
+              "--format", "-f", help="text (default), json, exercism (results.json v3), github (workflow "
+              "commands) or classroom (GitHub Classroom autograding result).")] = None,
           timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds for the whole grading.")] = 10.0,
-          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0) -> None:
+          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0,
+          pack: PackOption = None) -> None:
     """Grade a solution file against the exercise's hidden invariants."""
     import time
 
     from attnprep import workspace
     from attnprep.runner import Worker, cpu_limit
 
+    shown = _check_format(format, as_json)
+    _use_packs(pack)
     path = workspace.file_to_check(file)
     source = workspace.read_source(path)
     ex = workspace.infer_exercise(path, source, exercise)
@@ -157,32 +179,62 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     running = mock.active()
     in_mock = running is not None and ex.slug in running["slugs"]
     left = mock.remaining_s(running) if in_mock else None
-    if as_json:
+    if shown == "json":
         payload = report.to_dict()
         if in_mock:
             payload["mock"] = {"remaining_s": round(max(left, 0.0), 1), "slugs": running["slugs"]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
-    else:
+    elif shown == "text":
         render.report(report)
         if not report.passed:
             render.out.print(f"stuck? `attnprep hint {ex.slug}`", style="dim")
         if in_mock:
             render.mock_left(left)
+    else:
+        _write_format(shown, report, ex)
     if in_mock and left <= 0:  # the countdown ran out: the interview is over
         ended, rows = mock.end()
-        (render.err if as_json else render.out).print("time is up: the mock interview is over")
-        if not as_json:
+        (render.out if shown == "text" else render.err).print("time is up: the mock interview is over")
+        if shown == "text":
             render.scorecard(ended, rows)
     raise typer.Exit(int(report.exit_code))
+
+
+def _check_format(format: str | None, as_json: bool) -> str:
+    """The report format `check` prints: --format, with --json its short form for json."""
+    from attnprep.errors import AttnprepError
+    from attnprep.formats import FORMATS
+
+    if format is not None and format not in FORMATS:
+        raise AttnprepError(f"unknown report format `{format}`", f"choose one of: {', '.join(FORMATS)}")
+    if as_json and format not in (None, "json"):
+        raise AttnprepError(f"--json asks for JSON and --format for {format}", "pass only one of them")
+    return "json" if as_json else (format or "text")
+
+
+def _write_format(shown: str, report, ex) -> None:
+    from attnprep import formats
+
+    if shown == "exercism":
+        sys.stdout.write(formats.dumps(formats.exercism(report)))
+    elif shown == "classroom":
+        from attnprep.engine import grader_module, invariants_of
+
+        count = len(invariants_of(grader_module(ex)))
+        sys.stdout.write(formats.dumps(formats.classroom(report, invariant_count=count)))
+    else:
+        sys.stdout.write("".join(line + "\n" for line in formats.github(report)))
 
 
 @app.command()
 @handled
 def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
-         all_: Annotated[bool, typer.Option("--all", help="Reveal every hint.")] = False) -> None:
+         all_: Annotated[bool, typer.Option("--all", help="Reveal every hint.")] = False,
+         pack: PackOption = None) -> None:
     """Reveal the next hint of an exercise; hints used are counted."""
     from attnprep import render, state, workspace
 
+    _use_packs(pack)
     ex = workspace.slug_or_last(slug)
     hints = ex.hints()
     shown, new = state.reveal_hints(ex.slug, [h.invariants for h in hints], all_)
@@ -196,10 +248,12 @@ def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default
 @app.command()
 @handled
 def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
-             yes: Annotated[bool, typer.Option("--yes", "-y", help="Show it without asking.")] = False) -> None:
+             yes: Annotated[bool, typer.Option("--yes", "-y", help="Show it without asking.")] = False,
+             pack: PackOption = None) -> None:
     """Show the reference solution (asks first if you have not solved the exercise)."""
     from attnprep import render, state, workspace
 
+    _use_packs(pack)
     ex = workspace.slug_or_last(slug)
     solved = (state.load()["exercises"].get(ex.slug) or {}).get("solved", False)
     if not solved and not yes:
@@ -247,32 +301,82 @@ def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
 
 @app.command()
 @handled
-def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions.")],
-          exercise: Annotated[str, typer.Option("--exercise", "-e", help="Exercise slug.")],
+def grade(paths: Annotated[list[Path], typer.Argument(
+              help="The folder of .py submissions; with --merge, the JSON files of the shards.", metavar="FOLDER | SHARD.json...",
+              show_default=False)],
+          exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
           jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Files graded at once "
                                                    "(default: the number of cores).")] = None,
           json_file: Annotated[Path | None, typer.Option("--json", help="Write every report to this file.")] = None,
           csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a summary table to this file.")] = None,
+          junit_file: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML to this file: a test "
+                                                          "suite per file, a test case per invariant.")] = None,
           timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per file.")] = 10.0,
-          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0) -> None:
+          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0,
+          shard: Annotated[str | None, typer.Option("--shard", metavar="K/N", help="Grade only shard K of N: a "
+                                                    "fixed 1/N of the files, by a hash of each file's name.")] = None,
+          merge: Annotated[bool, typer.Option("--merge", help="Combine the JSON that `grade --shard K/N --json` "
+                                              "wrote on each machine into one report.")] = False,
+          pack: PackOption = None) -> None:
     """Grade every .py file of a folder (a class's submissions), each in its own isolated worker."""
+    from attnprep import batch
+
+    _use_packs(pack)
+    if merge:
+        result = _merge_shards(paths, exercise, shard)
+    else:
+        result = _grade_folder(paths, exercise, jobs, timeout, seed, shard)
+    batch.print_table(result)
+    if json_file:
+        batch.write_json(json_file, result)
+    if csv_file:
+        batch.write_csv(csv_file, result.reports)
+    if junit_file:
+        batch.write_junit(junit_file, result)
+    raise typer.Exit(int(ExitCode.OK if result.passed else ExitCode.NOT_PASSED))
+
+
+def _merge_shards(paths: list[Path], exercise: str | None, shard: str | None):
+    from attnprep import batch
+    from attnprep.errors import AttnprepError
+
+    if shard:
+        raise AttnprepError("--merge combines shards; it grades nothing, so --shard does not apply",
+                            "attnprep grade --merge shard-1.json shard-2.json ...")
+    merged = batch.merge([(p, batch.load(p)) for p in paths])
+    if exercise and exercise != merged.exercise:
+        raise AttnprepError(f"these results are for `{merged.exercise}`, not `{exercise}`",
+                            "leave out --exercise with --merge, or pass the right one")
+    return merged
+
+
+def _grade_folder(paths: list[Path], exercise: str | None, jobs: int | None, timeout: float, seed: int,
+                  shard: str | None):
+    from attnprep import batch, catalogue, render
+    from attnprep.errors import AttnprepError
+
+    if len(paths) != 1:
+        raise AttnprepError(f"grade takes one folder, got {len(paths)} paths",
+                            "attnprep grade FOLDER -e SLUG; to combine shards, attnprep grade --merge A.json B.json")
+    if exercise is None:
+        raise AttnprepError("grade needs the exercise the submissions are for",
+                            f"attnprep grade {paths[0]} --exercise SLUG (`attnprep list` shows the slugs)")
+    ex = catalogue.get(exercise)
+    files = batch.submissions(paths[0], ex.slug)
+    where = None
+    if shard:
+        k, n = batch.parse_shard(shard)
+        where = {"index": k, "count": n, "files_in_folder": len(files)}
+        files = [f for f in files if batch.shard_of(f.name, n) == k]
+        render.err.print(f"shard {k}/{n}: {len(files)} of the {where['files_in_folder']} files")
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from attnprep import batch, catalogue, render
-
-    ex = catalogue.get(exercise)
-    files = batch.submissions(folder)
     columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=render.err, transient=True) as progress:
         task = progress.add_task("grade", total=len(files))
         reports = batch.grade_all(ex, files, jobs=jobs or batch.default_jobs(), timeout=timeout, seed=seed,
                                   on_done=lambda r: progress.advance(task))
-    render.batch_table(reports)
-    if json_file:
-        batch.write_json(json_file, ex, reports)
-    if csv_file:
-        batch.write_csv(csv_file, reports)
-    raise typer.Exit(int(ExitCode.OK if all(r.passed for r in reports) else ExitCode.NOT_PASSED))
+    return batch.Batch(ex.slug, seed, timeout, reports, where)
 
 
 @app.command()
