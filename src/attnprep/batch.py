@@ -52,7 +52,7 @@ def submissions(folder: Path, slug: str = "SLUG") -> list[Path]:
     if nested:
         hint = (f"its subfolders hold {len(nested)} .py files (one repository per student?): gather one file "
                 f"per student, named after the student, e.g. `mkdir class; for d in {folder}/*/; do cp "
-                f"\"$d{slug}.py\" \"class/$(basename \"$d\").py\"; done`, then `attnprep grade class -e {slug}`")
+                f"\"${{d}}{slug}.py\" \"class/$(basename \"$d\").py\"; done`, then `attnprep grade class -e {slug}`")
     else:
         hint = usage
     raise NoSubmissions(f"{folder} holds no .py files to grade", hint)

@@ -302,8 +302,8 @@ def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
 @app.command()
 @handled
 def grade(paths: Annotated[list[Path], typer.Argument(
-              help="The folder of .py submissions; with --merge, the JSON files of the shards.", metavar="FOLDER | SHARD.json...",
-              show_default=False)],
+              help="The folder of .py submissions; with --merge, the JSON files of the shards.",
+              metavar="FOLDER | SHARD.json...", show_default=False)],
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
           jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Files graded at once "
                                                    "(default: the number of cores).")] = None,
@@ -377,6 +377,50 @@ def _grade_folder(paths: list[Path], exercise: str | None, jobs: int | None, tim
         reports = batch.grade_all(ex, files, jobs=jobs or batch.default_jobs(), timeout=timeout, seed=seed,
                                   on_done=lambda r: progress.advance(task))
     return batch.Batch(ex.slug, seed, timeout, reports, where)
+
+
+@app.command()
+@handled
+def new(slug: Annotated[str, typer.Argument(help="Slug of the new exercise, e.g. l2norm.")],
+        pack: Annotated[Path, typer.Option("--pack", help="The pack folder to add it to (created if need be).")],
+        title: Annotated[str | None, typer.Option(help="Its title (default: from the slug).")] = None,
+        minutes: Annotated[int, typer.Option(min=1, help="Its target time in minutes.")] = 15,
+        difficulty: Annotated[str, typer.Option(help="easy, medium or hard.")] = "medium") -> None:
+    """Scaffold a new exercise in an exercise pack: stub, instructions, hints, reference and grader."""
+    from attnprep import render, scaffold
+
+    _use_packs([pack] if (pack / "catalogue.json").is_file() else None)
+    written = scaffold.create(slug, pack, title=title, minutes=minutes, difficulty=difficulty)
+    for path in written:
+        render.out.print(f"wrote {path}")
+    render.out.print(f"next: fill in every {scaffold.MARKER} (docs/authoring.md walks through it), then "
+                     f"`attnprep dev check --pack {pack}`")
+
+
+dev_app = typer.Typer(no_args_is_help=True, help="Tools for exercise authors.")
+app.add_typer(dev_app, name="dev")
+
+
+@dev_app.command("check")
+@handled
+def dev_check(pack: PackOption = None,
+              exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Check only this one.")] = None,
+              corpus: Annotated[bool, typer.Option(help="Grade the corpus files (tests/corpus/SLUG/) too.")] = True,
+              jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Gradings at once "
+                                                       "(default: the number of cores).")] = None,
+              timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per grading.")] = 30.0,
+              ) -> None:
+    """Verify exercises as the project verifies its own: a pack's with --pack, else the built-in ones."""
+    from attnprep import batch, catalogue, devcheck
+
+    _use_packs(pack)
+    folders = [p.expanduser().resolve() for p in pack or ()]
+    chosen = [e for f in folders for e in catalogue.of_pack(f)] if folders else \
+        [e for e in catalogue.exercises() if not e.pack]
+    if exercise:
+        chosen = [e for e in chosen if e.slug == exercise] or [catalogue.get(exercise)]
+    problems = devcheck.run(chosen, folders, corpus=corpus, timeout=timeout, jobs=jobs or batch.default_jobs())
+    raise typer.Exit(int(ExitCode.NOT_PASSED if problems else ExitCode.OK))
 
 
 @app.command()
