@@ -40,5 +40,8 @@ if __name__ == "__main__":  # python tests/corpus.py [SLUG|FILE ...]: a quick de
         problem = verdict(case, report)
         bad += problem is not None
         print(f"{'ok  ' if problem is None else 'BAD '} {case.id:45} {report.status:7} "
-              f"failed={','.join(report.failed_ids) or '-'}" + (f"\n     {problem}" if problem else ""))
+              f"failed={','.join(report.failed_ids) or '-'}"
+              + (f" not-judged={','.join(i.id for i in report.invariants if i.status == 'not-judged')}"
+                 if any(i.status == "not-judged" for i in report.invariants) else "")
+              + (f"\n     {problem}" if problem else ""))
     sys.exit(1 if bad else 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import time
 import zlib
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from types import ModuleType
 import numpy as np
 
 from attnprep.catalogue import Exercise
-from attnprep.grading import CallTimeout, Candidate, CandidateCrash, CandidateError, Fail
+from attnprep.grading import CURRENT_TALLY, CallTimeout, Candidate, CandidateCrash, CandidateError, Fail, Tally
 from attnprep.report import InvariantResult, Report
 from attnprep.runner import Worker, WorkerDied, WorkerTimeout, cpu_limit
 
@@ -43,6 +44,30 @@ def reference_module(exercise: Exercise) -> ModuleType:
 def invariants_of(module: ModuleType) -> list[Callable]:
     """The module's checks, in the order they are written."""
     return [f for f in vars(module).values() if callable(f) and hasattr(f, "invariant_id")]
+
+
+def signatures_of(ref: ModuleType, functions: list[str]) -> dict[str, list[str]]:
+    """Parameter names of the reference's functions, to name an argument in evidence ("q was modified ...")."""
+    names = {}
+    for fn in functions:
+        try:
+            names[fn] = list(inspect.signature(getattr(ref, fn)).parameters)
+        except (AttributeError, TypeError, ValueError):
+            names[fn] = []
+    return names
+
+
+UNCHANGED_ID = "input-unchanged"
+
+
+def invariant_list(exercise: Exercise) -> list[tuple[str, str]]:
+    """(id, description) of every invariant `check` judges for this exercise, in report order."""
+    from attnprep import fromscratch
+
+    items = [(c.invariant_id, c.description) for c in invariants_of(grader_module(exercise))]
+    if fromscratch.applies(exercise.slug):
+        items.append((fromscratch.ID, fromscratch.DESCRIPTION))
+    return items
 
 
 class LoadFailed(Exception):
@@ -113,6 +138,28 @@ class Session:
 
 
 def _judge(check: Callable, cand: Candidate, ref: ModuleType, rng: np.random.Generator) -> tuple[str, str | None]:
+    tally = Tally()
+    token = CURRENT_TALLY.set(tally)
+    try:
+        status, message = _run_check(check, cand, ref, rng)
+    finally:
+        CURRENT_TALLY.reset(token)
+    cand.tally = tally
+    if status == "pass":
+        # A check that raised no Fail has passed only if it compared something and passed over nothing.
+        if not tally.judged:
+            first = f" ({tally.broke[0]})" if tally.broke else ""
+            return "not-judged", (f"not judged: no call of this check returned a result{first}; the other failures "
+                                  "say why, and this check runs once they are fixed")
+        if tally.broke:
+            more = f" (and {len(tally.broke) - 1} more)" if len(tally.broke) > 1 else ""
+            return "not-judged", (f"not judged in full: {tally.broke[0]}{more}, so part of this check could not "
+                                  "run; it is judged once that is fixed")
+    return status, message
+
+
+def _run_check(check: Callable, cand: Candidate, ref: ModuleType,
+               rng: np.random.Generator) -> tuple[str, str | None]:
     try:
         check(cand, ref, rng)
     except Fail as exc:
@@ -133,15 +180,40 @@ def _judge(check: Callable, cand: Candidate, ref: ModuleType, rng: np.random.Gen
     return "pass", None
 
 
+def _changes_fail_unchanged(results: list[InvariantResult], changes: list[tuple[str, str]]) -> None:
+    """A change in place made during any check fails `input-unchanged`, naming the call and the check."""
+    if not changes:
+        return
+    for result in results:
+        if result.id == UNCHANGED_ID and result.status in ("pass", "not-judged"):
+            check_id, text = changes[0]
+            more = f" ({len(changes) - 1} more call{'s' if len(changes) > 2 else ''} did the same)" \
+                if len(changes) > 1 else ""
+            result.status = "fail"
+            result.message = f"during the `{check_id}` check, {text}{more}"
+
+
+def _judge_from_scratch(slug: str, source: str, report: Report) -> None:
+    """The from-scratch rule, read from the source here in the parent (never by running it)."""
+    from attnprep import fromscratch
+
+    if fromscratch.applies(slug):
+        status, message = fromscratch.verdict(slug, source)
+        report.invariants.append(InvariantResult(fromscratch.ID, fromscratch.DESCRIPTION, status, message))
+
+
 def _diagnose(module: ModuleType, ref: ModuleType, session: Session, seed: int, end: float) -> list[dict]:
     """Known mistakes behind the failures; best effort in the time left, never a verdict."""
     from attnprep.diagnosis import diagnose
 
     session.deadline = end
+    token = CURRENT_TALLY.set(Tally())  # diagnosis judges nothing: its calls are not counted
     try:
         return diagnose(module, ref, Candidate(session.send), np.random.default_rng([seed, 7]))
     except (Fail, CallTimeout, CandidateCrash, LoadFailed, ValueError, TypeError):
         return []
+    finally:
+        CURRENT_TALLY.reset(token)
 
 
 def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
@@ -156,6 +228,8 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
     module = grader_module(exercise)
     ref = reference_module(exercise)
     checks = invariants_of(module)
+    signatures = signatures_of(ref, list(module.FUNCTIONS))
+    changes: list[tuple[str, str]] = []
     session = Session(source, filename, list(module.FUNCTIONS), worker)
     session.deadline = end
     session.cpu_seconds = cpu_limit(timeout)
@@ -177,14 +251,17 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
             share = left / (len(checks) - i) * FAIR_SHARE
             session.deadline = now + min(left, max(share, MIN_SLICE_S))
             rng = np.random.default_rng([seed, zlib.crc32(check.invariant_id.encode())])
-            cand = Candidate(session.send)
+            cand = Candidate(session.send, signatures)
             status, message = _judge(check, cand, ref, rng)
+            changes += [(check.invariant_id, text) for text in cand.tally.changed]
             if status == "timeout":
                 message = f"{message} (this check was given {session.deadline - now:.1f}s)"
             report.invariants.append(InvariantResult(check.invariant_id, check.description,
                                                      status, message, time.monotonic() - now))
             if status in ("timeout", "error"):
                 session.collect_output()
+        _changes_fail_unchanged(report.invariants, changes)
+        _judge_from_scratch(exercise.slug, source, report)
         report.status = Report.status_of(report.invariants)
         if report.status == "fail" and end - time.monotonic() > 0.2:
             report.mistakes = _diagnose(module, ref, session, seed, end)

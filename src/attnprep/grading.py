@@ -9,7 +9,9 @@ candidate breaks the invariant.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -48,6 +50,34 @@ class CandidateError(Exception):
         return f"{self.type_name}{': ' + self.text if self.text else ''}{f' (line {self.line})' if self.line else ''}"
 
 
+@dataclass
+class Tally:
+    """What one check's candidate calls gave: the engine reads it to tell a pass from "not judged".
+
+    A check that raised no Fail has judged something only if some call returned a usable value (or raised the
+    exception the check expected); a call it had to pass over (a `Broke`) means part of the check never ran.
+    Every call also compares its arguments before and after, so a change in place anywhere is caught.
+    """
+
+    results: int = 0  # calls that returned a value
+    expected_raises: int = 0  # calls that raised what the check wanted (bad input)
+    broke: list[str] = field(default_factory=list)  # calls passed over: what went wrong
+    changed: list[str] = field(default_factory=list)  # calls that modified an argument in place
+
+    @property
+    def judged(self) -> bool:
+        return self.results + self.expected_raises > 0
+
+
+# The tally of the check running in this thread (batch grading runs checks in threads).
+CURRENT_TALLY: contextvars.ContextVar[Tally | None] = contextvars.ContextVar("current_tally", default=None)
+
+
+def _tally() -> Tally:
+    tally = CURRENT_TALLY.get()
+    return tally if tally is not None else Tally()
+
+
 class Broke(NamedTuple):
     """A call that gave no usable result, kept as a value by `attempt`."""
 
@@ -67,8 +97,10 @@ def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     except CandidateError as err:
         if err.not_implemented:
             raise
+        _tally().broke.append(f"{err.fn} raised {err.described}")
         return Broke(err.described, raised=True)
     except Fail as exc:
+        _tally().broke.append(str(exc))
         return Broke(str(exc), raised=False)
 
 
@@ -108,10 +140,17 @@ def mistake(id: str, message: str, fn: str | None = None) -> Callable[[Callable]
 
 
 class Candidate:
-    """Proxy for the learner's module: `cand.softmax(z)` runs in the worker."""
+    """Proxy for the learner's module: `cand.softmax(z)` runs in the worker.
 
-    def __init__(self, send: Callable[[dict, list[bytes]], Any]) -> None:
+    Every call brings the arguments back as the candidate left them and compares them with what was sent,
+    so `input-unchanged` hears of a change in place made during any check. `signatures` maps a function
+    name to its parameter names (from the reference), to name an argument in that evidence.
+    """
+
+    def __init__(self, send: Callable[[dict, list[bytes]], Any],
+                 signatures: dict[str, list[str]] | None = None) -> None:
         self._send = send
+        self._signatures = signatures or {}
         self.elapsed = 0.0
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
@@ -123,12 +162,17 @@ class Candidate:
         blobs: list[bytes] = []
         header = {"op": "call", "fn": fn, "args": wire.encode(list(args), blobs),
                   "kwargs": {"$dict": [[k, wire.encode(v, blobs)] for k, v in kwargs.items()]},
-                  **extra}
+                  "return_args": True, **extra}
         reply = self._send(header, blobs)
         head = reply.header
         kind = head.get("kind")
+        tally = _tally()
         if kind == "result":
             self.elapsed += float(head.get("elapsed") or 0.0)
+            tally.results += 1
+            change = self._changed_argument(fn, args, kwargs, reply.args, reply.kwargs)
+            if change:
+                tally.changed.append(change)
             return reply
         if kind == "exception":
             raise CandidateError(fn, head.get("type", "Exception"), head.get("mro", []),
@@ -139,6 +183,20 @@ class Candidate:
             raise Fail(f"{fn} returned a value that could not be read back "
                        f"({head.get('type')}: {head.get('message')})")
         raise CandidateCrash(f"unexpected reply from the worker during {fn}: {kind}")
+
+    def _changed_argument(self, fn: str, args: tuple, kwargs: dict, after_args: Any, after_kwargs: Any) -> str | None:
+        """How this call changed one of its arguments in place, naming the call; None if it changed none."""
+        names = self._signatures.get(fn, [])
+        after_args = after_args if isinstance(after_args, (list, tuple)) else []
+        after_kwargs = after_kwargs if isinstance(after_kwargs, dict) else {}
+        pairs = [(names[i] if i < len(names) else f"argument {i + 1}", a,
+                  after_args[i] if i < len(after_args) else None) for i, a in enumerate(args)]
+        pairs += [(k, v, after_kwargs.get(k)) for k, v in kwargs.items()]
+        for name, before, after in pairs:
+            change = changed_in_place(before, after, name)
+            if change:
+                return f"{change} by {call_text(fn, names, args, kwargs)}; work on a copy"
+        return None
 
     def call(self, fn: str, *args: Any, **kwargs: Any) -> Any:
         """Call one candidate function and return its result as plain data."""
@@ -360,22 +418,85 @@ def check_causal_zeros(weights: np.ndarray, what: str) -> None:
                    f"not attend to the later key {j}{nan}")
 
 
+def changed_in_place(before: Any, after: Any, what: str) -> str | None:
+    """How `after` differs from the argument `before` a call was given ("q was modified in place: ..."), or None.
+
+    Arrays are compared entry by entry (nan equals nan), dicts key by key (a key added, removed or changed all
+    count), lists and tuples item by item; other values (numbers, an rng) cannot be changed in place.
+    """
+    if isinstance(before, np.ndarray):
+        after_arr = None
+        if not isinstance(after, (Unsupported, dict, str)) and after is not None:
+            try:
+                after_arr = np.asarray(after)
+            except (ValueError, TypeError):
+                after_arr = None
+        if after_arr is None or after_arr.dtype.hasobject or after_arr.shape != before.shape:
+            now = shape_of(after_arr) if after_arr is not None else type(after).__name__
+            return f"{what} was modified in place (it is now {now})"
+        with np.errstate(all="ignore"):
+            same = after_arr == before
+            if before.dtype.kind in "fc" and after_arr.dtype.kind in "fc":
+                same = same | (np.isnan(after_arr) & np.isnan(before))
+        if not np.all(same):
+            i = tuple(int(v) for v in np.argwhere(~np.asarray(same))[0])
+            return f"{what} was modified in place: entry {list(i)} went from {fmt(before[i])} to {fmt(after_arr[i])}"
+        return None
+    if isinstance(before, dict):
+        if not isinstance(after, dict):
+            return f"the dict {what} was replaced in place"
+        added = [k for k in after if k not in before]
+        removed = [k for k in before if k not in after]
+        if added:
+            return f"the key {added[0]!r} was added to the dict {what}"
+        if removed:
+            return f"the key {removed[0]!r} was removed from the dict {what}"
+        for key, value in before.items():
+            change = changed_in_place(value, after.get(key), f"{what}[{key!r}]")
+            if change:
+                return change
+        return None
+    if isinstance(before, (list, tuple)) and any(isinstance(v, (np.ndarray, dict, list, tuple)) for v in before):
+        if not isinstance(after, (list, tuple)) or len(after) != len(before):
+            return f"the {type(before).__name__} {what} was modified in place (its length changed)"
+        for i, (b, a) in enumerate(zip(before, after, strict=True)):
+            change = changed_in_place(b, a, f"{what}[{i}]")
+            if change:
+                return change
+    return None
+
+
+def _value_text(value: Any) -> str:
+    """An argument as evidence: arrays by shape, dicts by their keys, numbers as written."""
+    if isinstance(value, np.ndarray):
+        return shape_of(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(map(str, value)) + "}"
+    if isinstance(value, RngSpec):
+        return "rng"
+    if isinstance(value, (list, tuple)) and any(isinstance(v, np.ndarray) for v in value):
+        return "(" + ", ".join(_value_text(v) for v in value) + ")"
+    return fmt(value) if isinstance(value, float) else repr(value)
+
+
+def call_text(fn: str, names: list[str], args: tuple, kwargs: dict) -> str:
+    """A call as evidence: `causal_attention(q (6, 4), k (6, 4), v (6, 3))`, arrays by shape."""
+    shown = [(names[i] if i < len(names) else None, a) for i, a in enumerate(args)] + list(kwargs.items())
+    parts = []
+    for name, value in shown:
+        text = _value_text(value)
+        if name is None:
+            parts.append(text)
+        else:
+            parts.append(f"{name} {text}" if isinstance(value, (np.ndarray, dict, list, tuple)) else f"{name}={text}")
+    return f"{fn}({', '.join(parts)})"
+
+
 def check_unchanged(before: Any, after: Any, what: str) -> None:
     """Fail if the candidate modified an argument in place."""
-    if isinstance(before, np.ndarray):
-        after_arr = np.asarray(after) if not isinstance(after, Unsupported) else None
-        if after_arr is None or after_arr.shape != before.shape or not np.array_equal(
-                after_arr, before, equal_nan=True):
-            idx = ""
-            if after_arr is not None and after_arr.shape == before.shape:
-                diff = np.argwhere(~((after_arr == before) | (np.isnan(after_arr) & np.isnan(before))))
-                if len(diff):
-                    i = tuple(int(v) for v in diff[0])
-                    idx = f": entry {list(i)} went from {fmt(before[i])} to {fmt(after_arr[i])}"
-            raise Fail(f"{what} was modified in place{idx}; work on a copy")
-    elif isinstance(before, dict):
-        for key, value in before.items():
-            check_unchanged(value, (after or {}).get(key), f"{what}[{key!r}]")
+    change = changed_in_place(before, after, what)
+    if change:
+        raise Fail(f"{change}; work on a copy")
 
 
 def expect_raises(cand: Candidate, exc_name: str, fn: str, *args: Any, what: str = "",
@@ -388,6 +509,7 @@ def expect_raises(cand: Candidate, exc_name: str, fn: str, *args: Any, what: str
         if err.not_implemented or err.is_a(exc_name):
             if err.not_implemented:
                 raise
+            _tally().expected_raises += 1
             return
         raise Fail(f"{label} raised {err.type_name}, expected {exc_name}") from None
     raise Fail(f"{label} returned normally, expected it to raise {exc_name}")

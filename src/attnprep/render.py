@@ -16,8 +16,8 @@ out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
 STATUS_STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold red",
-                 "timeout": "bold yellow", "skipped": "dim"}
-_MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "skipped": "·"}
+                 "timeout": "bold yellow", "skipped": "dim", "not-judged": "bold yellow"}
+_MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "skipped": "-", "not-judged": "·"}
 
 
 def error(message: str, hint: str | None = None) -> None:
@@ -64,8 +64,7 @@ def report(rep) -> None:
     if rep.output:
         shown = rep.output if len(rep.output) < 600 else rep.output[:600] + " ..."
         out.print(Panel(shown, title="your file printed", border_style="dim", expand=False))
-    passed = sum(1 for i in rep.invariants if i.passed)
-    summary = f"{passed}/{len(rep.invariants)} invariants passed" if rep.invariants else "no invariant ran"
+    summary = f"{rep.summary()} of {len(rep.invariants)} invariants" if rep.invariants else "no invariant ran"
     out.print(Text(f"{summary} in {rep.elapsed_s:.2f}s (seed {rep.seed})", style="dim"))
     out.print(clock_line(rep.clock))
 

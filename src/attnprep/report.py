@@ -10,8 +10,9 @@ from attnprep.exitcodes import ExitCode
 REPORT_VERSION = 1
 
 
-# Status of one invariant; `pass` is the only one that counts as passed.
-INVARIANT_STATUSES = ("pass", "fail", "error", "timeout", "skipped")
+# Status of one invariant; `pass` is the only one that counts as passed. `not-judged`: the check could
+# compare nothing (every call it made raised, or it had to pass over calls that broke).
+INVARIANT_STATUSES = ("pass", "fail", "error", "timeout", "skipped", "not-judged")
 # Status of a whole file.
 REPORT_STATUSES = ("pass", "fail", "error", "timeout")
 
@@ -67,7 +68,23 @@ class Report:
 
     @property
     def failed_ids(self) -> list[str]:
+        """Invariants that were judged and broken (fail, error, timeout): not those skipped or not judged."""
+        return [r.id for r in self.invariants if r.status in ("fail", "error", "timeout")]
+
+    @property
+    def not_passed_ids(self) -> list[str]:
         return [r.id for r in self.invariants if not r.passed]
+
+    def counts(self) -> dict[str, int]:
+        """How many invariants passed, failed (fail or error), timed out, were skipped or not judged."""
+        groups = {"passed": ("pass",), "failed": ("fail", "error"), "timed out": ("timeout",),
+                  "not judged": ("not-judged",), "skipped": ("skipped",)}
+        return {name: sum(r.status in statuses for r in self.invariants) for name, statuses in groups.items()}
+
+    def summary(self) -> str:
+        """'9 passed, 3 failed, 1 not judged': the groups that are not empty (passed always)."""
+        counts = self.counts()
+        return ", ".join(f"{n} {name}" for name, n in counts.items() if n or name == "passed")
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,0 +1,104 @@
+"""Trust by construction: nothing unjudged is shown as passed, and a change in place in any call is caught."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from attnprep import catalogue
+from attnprep.engine import grade, grader_module
+
+SLUGS = [ex.slug for ex in catalogue.exercises()]
+
+
+@pytest.fixture
+def cli_env(tmp_path):
+    return {**os.environ, "ATTNPREP_HOME": str(tmp_path / "home")}
+
+
+def _raising_file(slug: str) -> str:
+    functions = grader_module(catalogue.get(slug)).FUNCTIONS
+    body = "\n\n".join(f"def {fn}(*args, **kwargs):\n    raise RuntimeError('broken')" for fn in functions)
+    return f"# attnprep: {slug}\n{body}\n"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_a_file_whose_every_function_raises_passes_nothing(slug):
+    report = grade(catalogue.get(slug), _raising_file(slug), f"{slug}.py")
+    passed = [r.id for r in report.invariants if r.passed]
+    assert report.status != "pass"
+    assert passed == [], f"{slug}: shown as passed without any call returning: {passed}"
+
+
+SOFTMAX_RAISES_ON_2D = """
+import numpy as np
+
+def softmax(z, axis=-1):
+    if np.ndim(z) > 1:
+        raise ValueError("only 1-D")
+    e = np.exp(z - z.max())
+    return e / e.sum()
+"""
+
+
+def test_not_judged_is_its_own_status_in_text_and_json(tmp_path, cli_env):
+    path = tmp_path / "softmax.py"
+    path.write_text(SOFTMAX_RAISES_ON_2D)
+    run = subprocess.run([sys.executable, "-m", "attnprep", "check", str(path), "--json"],
+                         capture_output=True, text=True, env=cli_env, timeout=60)
+    data = json.loads(run.stdout)
+    statuses = {i["id"]: i for i in data["invariants"]}
+    judged_not = [i for i in data["invariants"] if i["status"] == "not-judged"]
+    assert judged_not, statuses
+    assert all(i["passed"] is False and i["message"] for i in judged_not)
+    text = subprocess.run([sys.executable, "-m", "attnprep", "check", str(path)],
+                          capture_output=True, text=True, env={**cli_env, "COLUMNS": "200"}, timeout=60).stdout
+    assert "not judged" in text
+    for inv in judged_not:
+        line = next(ln for ln in text.splitlines() if f" {inv['id']} " in f" {ln} ")
+        assert "✓" not in line and "·" in line
+
+
+IN_PLACE_ONLY_FOR_1D = """
+import numpy as np
+
+def softmax(z, axis=-1):
+    if z.ndim == 1:
+        z -= z.max()          # in place, and only on this code path
+        e = np.exp(z)
+        return e / e.sum()
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+"""
+
+
+def test_a_change_in_place_in_any_call_fails_input_unchanged():
+    report = grade(catalogue.get("softmax"), IN_PLACE_ONLY_FOR_1D, "softmax.py")
+    unchanged = next(r for r in report.invariants if r.id == "input-unchanged")
+    assert unchanged.status == "fail"
+    assert "softmax(z (" in unchanged.message and "modified in place" in unchanged.message
+    assert "during the `" in unchanged.message
+
+
+def test_a_key_added_to_a_dict_argument_is_a_change():
+    from attnprep.grading import changed_in_place
+
+    before = {"w": np.ones(3)}
+    assert "added" in changed_in_place(before, {"w": np.ones(3), "eps": 1e-6}, "params")
+    assert changed_in_place(before, {"w": np.ones(3)}, "params") is None
+    assert "removed" in changed_in_place(before, {}, "params")
+    assert "went from" in changed_in_place(before, {"w": np.zeros(3)}, "params")
+
+
+def test_summary_counts_groups_apart():
+    from attnprep.report import InvariantResult, Report
+
+    rep = Report("softmax", "f.py", "fail", invariants=[
+        InvariantResult("a", "", "pass"), InvariantResult("b", "", "fail"), InvariantResult("c", "", "not-judged"),
+        InvariantResult("d", "", "error")])
+    assert rep.summary() == "1 passed, 2 failed, 1 not judged"
+    assert rep.failed_ids == ["b", "d"]
+    assert Report.status_of(rep.invariants) == "fail"
