@@ -218,9 +218,9 @@ def _write_format(shown: str, report, ex) -> None:
     if shown == "exercism":
         sys.stdout.write(formats.dumps(formats.exercism(report)))
     elif shown == "classroom":
-        from attnprep.engine import grader_module, invariants_of
+        from attnprep.engine import invariant_list
 
-        count = len(invariants_of(grader_module(ex)))
+        count = len(invariant_list(ex))
         sys.stdout.write(formats.dumps(formats.classroom(report, invariant_count=count)))
     else:
         sys.stdout.write("".join(line + "\n" for line in formats.github(report)))

@@ -102,12 +102,7 @@ def github(report: Report) -> list[str]:
 
 def summary(report: Report) -> str:
     """`9 passed, 3 failed, 1 not judged`, or the error's message when no invariant ran."""
-    if not report.invariants:
-        return report.message or "no invariant ran"
-    parts = [f"{sum(i.passed for i in report.invariants)} passed", f"{len(failed(report))} failed"]
-    if not_judged(report):
-        parts.append(f"{len(not_judged(report))} not judged")
-    return ", ".join(parts)
+    return report.summary() if report.invariants else (report.message or "no invariant ran")
 
 
 # -- GitHub Classroom: an autograding runner's result ---------------------------------------------------
