@@ -82,24 +82,27 @@ def _grader(slug: str, fn: str) -> str:
 
 import numpy as np
 
+from attnprep import ladders
 from attnprep.grading import check_close, invariant, mistake, shape_of
 
 # The functions the learner's file must define; the worker loads exactly these.
 FUNCTIONS = ("{fn}",)
 
 
-@invariant("matches-reference", "matches the reference solution on inputs of several shapes")
+@invariant("matches-reference", "matches the reference solution on 1-D to 4-D input")
 def matches_reference(cand, ref, rng):
-    for shape in [(1,), (7,), (3, 5), (2, 3, 4)]:
-        x = rng.normal(size=shape)
+    def judge(rung):  # one rung of the ladder: a shape; a Fail names the smallest rung that fails
+        x = ladders.normal(rng, rung.value)
         check_close(cand.{fn}(x), ref.{fn}(x), f"{fn}(x of shape {{shape_of(x)}})")
+
+    ladders.first_failing(ladders.dims(last=7), judge)
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------
 
 def probes(rng):
     """(function, args, kwargs) on which each mistake below is told apart from the reference."""
-    yield "{fn}", (rng.normal(size=(3, 5)),), {{}}
+    yield "{fn}", (ladders.normal(rng, (3, 5)),), {{}}
 
 
 @mistake("example-mistake", "{MARKER}: one sentence on what to change")
