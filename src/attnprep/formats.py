@@ -38,7 +38,7 @@ def not_judged(report: Report) -> list[InvariantResult]:
 
 def _why_not_judged(inv: InvariantResult) -> str:
     reason = inv.message or ("no time was left for it" if inv.status == "skipped" else "it could compare nothing")
-    return f"not judged: {reason}"
+    return reason if reason.startswith("not judged") else f"not judged: {reason}"
 
 
 # -- Exercism: test-runner results.json, version 3 ----------------------------------------------------
