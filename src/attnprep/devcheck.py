@@ -102,7 +102,7 @@ def _grader(ex: Exercise, module) -> list[str]:
                 problems.append(f"hint {n} names the invariant `{name}`, which the grader does not check")
     if mistakes and not hasattr(module, "probes"):
         problems.append("the grader has @mistake variants but no probes(rng) to recognise them by")
-    elif mistakes and not problems:
+    elif mistakes:
         problems += _mistakes_told_apart(ex, module, mistakes, reference_module(ex), _run_local, _same)
     return problems
 
@@ -154,7 +154,7 @@ def check_exercise(ex: Exercise, *, seeds: tuple[int, ...] = SEEDS, corpus: bool
                    jobs: int = 1) -> tuple[list[str], dict[str, int]]:
     """The problems of one exercise, and what was graded (for the summary line)."""
     from attnprep.corpus import BadHeader, parse, verdict
-    from attnprep.engine import grade, grader_module
+    from attnprep.engine import grade, grader_module, invariants_of
 
     problems = _files(ex)
     if not ex.grader_path.is_file() or not ex.solution_path.is_file():
@@ -209,7 +209,9 @@ def check_exercise(ex: Exercise, *, seeds: tuple[int, ...] = SEEDS, corpus: bool
         elif kind == "stub":
             if not report.invariants:
                 problems.append(f"the untouched stub does not load ({report.status}): {report.message}")
-            passed = [i.id for i in report.invariants if i.passed]
+            # Only the grader's own checks: a rule read from the source (from-scratch) rightly passes a stub.
+            own = {c.invariant_id for c in invariants_of(module)}
+            passed = [i.id for i in report.invariants if i.passed and i.id in own]
             if passed:
                 problems.append(f"the untouched stub passes {', '.join(passed)}: a check that passes a stub judged "
                                 "nothing")
@@ -218,8 +220,12 @@ def check_exercise(ex: Exercise, *, seeds: tuple[int, ...] = SEEDS, corpus: bool
             if problem:
                 problems.append(f"{Path(name).name}: {problem}")
     for (inv_id, status, message), at in failing.items():
-        problems.append(f"the reference fails `{inv_id}` at seed{'s' if len(at) > 1 else ''} "
-                        f"{', '.join(map(str, at))} ({status}): {message}")
+        seeds_text = f"seed{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}"
+        if status == "not-judged":
+            problems.append(f"`{inv_id}` judges nothing of the reference at {seeds_text}: a check must call the "
+                            f"candidate and compare what it returns ({message})")
+        else:
+            problems.append(f"the reference fails `{inv_id}` at {seeds_text} ({status}): {message}")
     return list(dict.fromkeys(problems)), {"seeds": len(seeds), "corpus": len(cases)}
 
 

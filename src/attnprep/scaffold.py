@@ -150,6 +150,7 @@ def create(slug: str, pack: Path, *, title: str | None = None, minutes: int = 15
         for path, text in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
+        (pack / "tests" / "corpus" / slug).mkdir(parents=True, exist_ok=True)  # for solutions with verdicts
         data = json.loads(catalogue_path.read_text(encoding="utf-8")) if catalogue_path.exists() else {}
         data = {"grading_api": data.get("grading_api", _api_version()), **data, "exercises": records}
         catalogue_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
