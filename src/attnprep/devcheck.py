@@ -35,6 +35,8 @@ def pack_problems(pack: Path) -> list[str]:
     wanted = data.get("grading_api", 1)
     if not isinstance(wanted, int) or isinstance(wanted, bool):
         return [f"{pack / PACK_CATALOGUE}: \"grading_api\" must be a whole number, got {wanted!r}"]
+    if not data.get("exercises"):
+        return [f"{pack / PACK_CATALOGUE} lists no exercise (`attnprep new SLUG --pack {pack}` adds one)"]
     if wanted > API_VERSION:
         return [f"{pack / PACK_CATALOGUE}: written for version {wanted} of attnprep.grading; this attnprep has "
                 f"version {API_VERSION} (upgrade attnprep)"]
@@ -95,11 +97,14 @@ def _grader(ex: Exercise, module) -> list[str]:
             problems.append(f"mistake id `{m.mistake_id}` is also an invariant id")
         if m.mistake_fn is not None and m.mistake_fn not in functions:
             problems.append(f"mistake `{m.mistake_id}` is about `{m.mistake_fn}`, which is not in FUNCTIONS")
-    known = set(ids)
+    known, named = set(ids), {m.mistake_id for m in mistakes}
     for n, hint in enumerate(ex.hints() if (ex.folder / "hints.toml").is_file() else [], start=1):
         for name in hint.invariants:
             if name not in known:
                 problems.append(f"hint {n} names the invariant `{name}`, which the grader does not check")
+        for name in getattr(hint, "mistakes", ()):  # hints may follow the mistakes a report names, too
+            if name not in named:
+                problems.append(f"hint {n} names the mistake `{name}`, which the grader does not define")
     if mistakes and not hasattr(module, "probes"):
         problems.append("the grader has @mistake variants but no probes(rng) to recognise them by")
     elif mistakes:
