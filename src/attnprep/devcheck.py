@@ -77,7 +77,7 @@ def _files(ex: Exercise) -> list[str]:
 
 def _grader(ex: Exercise, module) -> list[str]:
     from attnprep.diagnosis import _run_local, _same, mistakes_of
-    from attnprep.engine import invariants_of, reference_module
+    from attnprep.engine import invariant_list, invariants_of, reference_module
 
     problems = []
     functions = getattr(module, "FUNCTIONS", None)
@@ -97,8 +97,13 @@ def _grader(ex: Exercise, module) -> list[str]:
             problems.append(f"mistake id `{m.mistake_id}` is also an invariant id")
         if m.mistake_fn is not None and m.mistake_fn not in functions:
             problems.append(f"mistake `{m.mistake_id}` is about `{m.mistake_fn}`, which is not in FUNCTIONS")
-    known, named = set(ids), {m.mistake_id for m in mistakes}
-    for n, hint in enumerate(ex.hints() if (ex.folder / "hints.toml").is_file() else [], start=1):
+    known = {i for i, _ in invariant_list(ex)}  # the grader's checks, and rules the engine adds (from-scratch)
+    named = {m.mistake_id for m in mistakes}
+    try:
+        hints = ex.hints()
+    except Exception:  # unreadable hints are reported by _files
+        hints = []
+    for n, hint in enumerate(hints, start=1):
         for name in hint.invariants:
             if name not in known:
                 problems.append(f"hint {n} names the invariant `{name}`, which the grader does not check")
