@@ -168,6 +168,17 @@ def test_github_workflow_commands(files, reports, tmp_path, name):
     assert notices == [f"attnprep softmax: likely mistake {m['id']}" for m in report["mistakes"]]
 
 
+def test_github_annotations_are_placed_relative_to_the_repository(monkeypatch, tmp_path):
+    report = Report("softmax", str(tmp_path / "src" / "softmax.py"), "fail",
+                    invariants=[InvariantResult("shape", "d", "fail", "wrong")])
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    ((_, props, _),) = [c for c in parse_commands("\n".join(formats.github(report))) if c[0] == "error"]
+    assert props["file"] == "src/softmax.py"
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "elsewhere"))
+    ((_, props, _),) = [c for c in parse_commands("\n".join(formats.github(report))) if c[0] == "error"]
+    assert props["file"] == report.file
+
+
 def test_github_escaping_of_every_special_character():
     line = formats.workflow_command("error", "100% done\r\nnext: a, b", title="t: x, y%", file="a,b.py")
     assert line == "::error title=t%3A x%2C y%25,file=a%2Cb.py::100%25 done%0D%0Anext: a, b"

@@ -12,6 +12,7 @@ and it scores nothing.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -78,10 +79,22 @@ def workflow_command(command: str, message: str, **properties: str) -> str:
     return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
 
 
+def annotation_path(file: str) -> str:
+    """The file as GitHub places annotations: relative to the repository (GITHUB_WORKSPACE) when inside it."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    path = Path(file)
+    if workspace and path.is_absolute():
+        try:
+            return path.relative_to(Path(workspace)).as_posix()
+        except ValueError:
+            pass
+    return file
+
+
 def github(report: Report) -> list[str]:
     """Workflow commands: an ::error per failed invariant, a ::warning per one not judged, a ::notice per
     likely mistake, then a plain summary line."""
-    where = {"file": report.file}
+    where = {"file": annotation_path(report.file)}
     lines = []
     if report.status == "error" or not report.invariants:
         lines.append(workflow_command("error", report.message or "no invariant ran",
