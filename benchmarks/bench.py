@@ -84,8 +84,8 @@ def main() -> None:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         took = wall([PY, "-m", "attnprep", "grade", str(folder), "-e", "mha", "--jobs", str(jobs)], env)
         budget = 8.0 * opts.batch / 100
-        rows.append((f"attnprep grade {opts.batch} mha files, --jobs {jobs}", took, f"{budget:g} s target", took / budget,
-                     1.0))
+        rows.append((f"attnprep grade {opts.batch} mha files, --jobs {jobs}", took, f"{budget:g} s target",
+                     took / budget, 1.0))
         one = wall([PY, "-m", "attnprep", "grade", str(folder), "-e", "mha", "--jobs", "1"], env)
         rows.append((f"attnprep grade {opts.batch} mha files, --jobs 1", one, f"--jobs {jobs} ({took:.1f}s)",
                      one / took, 0.0))
