@@ -217,3 +217,20 @@ def test_dev_check_passes_a_built_in_exercise(tmp_path):
     proc = attnprep("dev", "check", "--exercise", "softmax", home=tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert proc.stdout.splitlines()[0].startswith("softmax: ok (reference passes at 3 seeds, stub fails")
+
+
+def test_a_broken_pack_grader_is_the_packs_bug_not_attnpreps(tmp_path):
+    pack = tmp_path / "p"
+    assert attnprep("new", "oops", "--pack", str(pack), home=tmp_path).returncode == 0
+    grader = pack / "grader" / "oops.py"
+    grader.write_text(grader.read_text() + '''
+
+@invariant("buggy", "a check with a bug of its own")
+def buggy(cand, ref, rng):
+    cand.oops(np.ones(3))
+    raise KeyError("no such key")
+''')
+    (tmp_path / "oops.py").write_text("# attnprep: oops\ndef oops(x):\n    return x\n")
+    proc = attnprep("check", str(tmp_path / "oops.py"), "--pack", str(pack), home=tmp_path)
+    assert proc.returncode == 3
+    assert "bug in the pack" in proc.stderr and "dev check --pack" in proc.stderr and "bug in attnprep" not in proc.stderr

@@ -145,9 +145,10 @@ def grade_all(exercise: Exercise, files: list[Path], *, jobs: int, timeout: floa
                 path = futures[future]
                 try:
                     report = future.result()
-                except Exception as exc:  # an attnprep bug on one file must not lose the batch
+                except Exception as exc:  # a bug of attnprep's (or of a pack's grader) must not lose the batch
+                    whose = f"the grader of pack {exercise.pack}" if exercise.pack else "attnprep"
                     report = Report(exercise=exercise.slug, file=str(path), status="error",
-                                    message=f"attnprep could not grade this file: {type(exc).__name__}: {exc}")
+                                    message=f"{whose} could not grade this file: {type(exc).__name__}: {exc}")
                 results[path] = report
                 on_done(report)
     finally:

@@ -189,6 +189,15 @@ def get(slug: str) -> Exercise:
     raise UnknownExercise(slug, slugs())
 
 
+def pack_bug(ex: Exercise, exc: BaseException) -> AttnprepError:
+    """The error for a pack's grader or reference that raised while grading: the pack's bug, exit code 3."""
+    error = AttnprepError(f"the grader of `{ex.slug}` (exercise pack {ex.pack}) raised {type(exc).__name__}: {exc}",
+                          f"this is a bug in the pack, not in your file: `attnprep dev check --pack {ex.pack}` "
+                          "shows it to the pack's author")
+    error.exit_code = InternalError.exit_code
+    return error
+
+
 def of_pack(folder: Path) -> list[Exercise]:
     """The exercises a pack folder adds (the pack must be loaded)."""
     key = str(folder.expanduser().resolve())

@@ -172,6 +172,12 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
 
         report = grade(ex, source, str(file) if file else str(path), seed=seed, timeout=timeout, worker=worker,
                        started=started)
+    except Exception as exc:
+        if ex.pack:  # an exercise pack's grader or reference raised: the pack's bug, not attnprep's
+            from attnprep.catalogue import pack_bug
+
+            raise pack_bug(ex, exc) from exc
+        raise
     finally:
         worker.kill()  # already done by grade; this covers a failure before grading began
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
