@@ -233,4 +233,5 @@ def buggy(cand, ref, rng):
     (tmp_path / "oops.py").write_text("# attnprep: oops\ndef oops(x):\n    return x\n")
     proc = attnprep("check", str(tmp_path / "oops.py"), "--pack", str(pack), home=tmp_path)
     assert proc.returncode == 3
-    assert "bug in the pack" in proc.stderr and "dev check --pack" in proc.stderr and "bug in attnprep" not in proc.stderr
+    assert "bug in the pack" in proc.stderr and "dev check --pack" in proc.stderr
+    assert "bug in attnprep" not in proc.stderr
