@@ -1,8 +1,8 @@
 """The example GitHub workflows of docs/workflows/: their shell steps run here as the runner would run them.
 
 Each `run:` step runs in bash with `-eo pipefail` (GitHub's default shell), with the workflow's `env`, the
-expressions `${{ ... }}` replaced by what GitHub would put there, `pip install` left out (attnprep is
-installed), and the artifacts passed from job to job as files.
+expressions `${{ ... }}` replaced by what GitHub would put there, `pip install` and `apt-get install` left out (attnprep
+and bubblewrap are installed), and the artifacts passed from job to job as files.
 """
 
 import base64
@@ -54,7 +54,7 @@ def run_step(command: str, cwd: Path, env: dict[str, str], expressions: dict[str
     for expr, value in expressions.items():
         command = command.replace("${{ " + expr + " }}", value)
     assert "${{" not in command or "steps." in command, command
-    if command.startswith("pip install"):
+    if command.startswith(("pip install", "sudo apt-get install")):  # installed here already
         return
     proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", command], cwd=cwd,
                           env=_env(env), capture_output=True, text=True, timeout=300)
