@@ -242,9 +242,15 @@ def test_warm_pool_hands_out_each_worker_once_and_keeps_spares_booting():
     assert FakeWorker.started == 2
     taken = [pool.take() for _ in range(5)]
     assert len({id(w) for w in taken}) == 5 and FakeWorker.started == 7  # a replacement per worker taken
+    spares = list(pool._ready)
     pool.close()
+    assert all(w.killed for w in spares)  # the spares it still held
     assert pool.take() is not None and FakeWorker.started == 8  # closed: no more spares, still a worker
-    assert not any(w.killed for w in taken)  # the pool kills only the spares it still holds
+    assert not any(w.killed for w in taken)  # never a worker it handed out
+    FakeWorker.started = 0
+    limited = batch.WarmPool(2, FakeWorker, limit=3)
+    assert [limited.take() is not None for _ in range(3)] == [True] * 3
+    assert FakeWorker.started == 3 and not limited._ready  # no spare boots after the last file
 
 
 def test_warm_workers_grade_as_cold_ones(klass):

@@ -87,20 +87,26 @@ def shard_of(name: str, count: int) -> int:
 
 class WarmPool:
     """Workers started ahead of need. `take()` hands out a worker that has been booting (or waits for
-    nothing), and starts its replacement at once; a worker is handed out once, never returned."""
+    nothing), and starts its replacement at once; a worker is handed out once, never returned. With `limit`,
+    no more than that many workers are ever started (no spare boots for nothing after the last file)."""
 
-    def __init__(self, size: int, start: Callable[[], Any]) -> None:
+    def __init__(self, size: int, start: Callable[[], Any], limit: int | None = None) -> None:
         self._start, self._lock = start, threading.Lock()
         self._ready: deque = deque()
+        self._left = limit if limit is not None else float("inf")  # workers this pool may still start
         self._closed = False
         for _ in range(max(0, size)):
-            self._ready.append(start())
+            self._spawn()
+
+    def _spawn(self) -> None:
+        if self._left > 0 and not self._closed:
+            self._left -= 1
+            self._ready.append(self._start())
 
     def take(self) -> Any:
         with self._lock:
             worker = self._ready.popleft() if self._ready else None
-            if not self._closed:
-                self._ready.append(self._start())
+            self._spawn()
         return worker if worker is not None else self._start()
 
     def close(self) -> None:
@@ -126,7 +132,7 @@ def grade_all(exercise: Exercise, files: list[Path], *, jobs: int, timeout: floa
     from attnprep.engine import grade
 
     start = start_worker or _default_start(timeout)
-    pool = WarmPool(min(jobs, len(files)) if warm else 0, start)
+    pool = WarmPool(min(jobs, len(files)) if warm else 0, start, limit=len(files))
 
     def one(path: Path) -> Report:
         source = path.read_bytes().decode("utf-8", errors="replace")
