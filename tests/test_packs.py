@@ -88,6 +88,10 @@ def test_a_learner_starts_and_checks_the_pack_exercise(guide_pack, tmp_path):
     assert next(e for e in status["exercises"] if e["slug"] == "l2norm")["state"] == "solved"
     shown = attnprep("solution", "l2norm", "--pack", str(guide_pack), home=home)
     assert shown.returncode == 0 and "np.maximum(norm, eps)" in shown.stdout
+    shown = attnprep("show", "l2norm", home=home, packs=[guide_pack])
+    assert shown.returncode == 0 and "zero-vector" in shown.stdout and "Unit-length vectors" in shown.stdout
+    explained = attnprep("explain", "l2norm", home=home, packs=[guide_pack])  # the guide writes no explain.md
+    assert explained.returncode == 2 and "no explanation" in explained.stderr
     # Without the pack, the stub's slug is unknown, and the hint says how to load it.
     lost = attnprep("check", str(stub), home=home)
     assert lost.returncode == 2 and "--pack" in lost.stderr and "ATTNPREP_PACKS" in lost.stderr
