@@ -42,7 +42,8 @@ def data_root() -> Path:
 
 class Hint(NamedTuple):
     text: str
-    invariants: tuple[str, ...] = ()
+    invariants: tuple[str, ...] = ()  # the invariants it helps with
+    mistakes: tuple[str, ...] = ()  # and the named mistakes
 
 
 class Exercise(NamedTuple):
@@ -96,7 +97,8 @@ class Exercise(NamedTuple):
         import tomllib
 
         data = tomllib.loads((self.folder / "hints.toml").read_text(encoding="utf-8"))
-        return [Hint(h["text"].strip(), tuple(h.get("invariants", ()))) for h in data["hint"]]
+        return [Hint(h["text"].strip(), tuple(h.get("invariants", ())), tuple(h.get("mistakes", ())))
+                for h in data["hint"]]
 
 
 # Folders given with --pack on this command line, after those of ATTNPREP_PACKS.

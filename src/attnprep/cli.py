@@ -9,14 +9,64 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from attnprep import __version__
-from attnprep.errors import AttnprepError, NeedsConfirmation
+from attnprep.errors import AttnprepError, NeedsConfirmation, StateUnwritable
 from attnprep.exitcodes import ExitCode
+
+
+class _Commands(TyperGroup):
+    """The command list of `--help` with each description whole (click cuts them to the terminal's width)."""
+
+    def format_commands(self, ctx, formatter) -> None:
+        rows = [(name, cmd.get_short_help_str(limit=10_000)) for name in self.list_commands(ctx)
+                if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _number(text: str, kind: type, what: str, low: float, high: float | None, example: str):
+    """Parse an option's value, or say in plain words what it should be."""
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        raise typer.BadParameter(f"{text!r} is not {what}; give one like {example}") from None
+    if value != value or value < low or (high is not None and value > high):  # NaN compares false
+        bounds = f"from {low:g} to {high:g}" if high is not None else f"{low:g} or more"
+        raise typer.BadParameter(f"{text} is out of range: give {what} {bounds}, like {example}")
+    return value
+
+
+def _timeout(text: str) -> float:
+    return _number(text, float, "a number of seconds", 0.5, 3600, "10 or 2.5")
+
+
+def _seed(text: str) -> int:
+    return _number(text, int, "a whole number", 0, None, "0 or 42")
+
+
+def _jobs(text: str) -> int:
+    return _number(text, int, "a whole number of files", 1, None, "2")
+
+
+def _count(text: str) -> int:
+    return _number(text, int, "a whole number of exercises", 1, None, "2")
+
+
+def _whole_minutes(text: str) -> int:
+    return _number(text, int, "a whole number of minutes", 1, None, "15")
+
+
+def _minutes(text: str) -> float:
+    return _number(text, float, "a number of minutes", 0.05, 24 * 60, "30 or 7.5")
+
 
 # Plain help (rich_markup_mode=None) keeps typer from importing its rich help
 # renderer, which would cost more than the rest of `attnprep --help` together.
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="Drill the from-scratch attention questions of ML-engineering interviews.",
                   context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -107,7 +157,7 @@ def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")], 
     from attnprep.engine import invariant_list  # the list comes from the checks themselves
 
     render.invariant_list(invariant_list(ex))
-    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}")
+    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}", soft_wrap=True)
 
 
 @app.command()
@@ -127,17 +177,16 @@ def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
           force: Annotated[bool, typer.Option("--force", help="Replace an existing file (keeps a backup).")] = False,
           pack: PackOption = None) -> None:
     """Write the exercise's stub and start its interview clock."""
-    from attnprep import catalogue, render, state, workspace
+    from attnprep import catalogue, render, workspace
 
     _use_packs(pack)
     ex = catalogue.get(slug)
-    path, kept = workspace.write_stub(ex, dir, force)
-    state.record_start(ex.slug, path)
+    [(path, kept)] = workspace.start_exercises([ex], dir, force)  # all or nothing
     if kept:
-        render.err.print(f"kept your previous file as {kept}")
-    render.out.print(f"wrote {path}")
-    render.out.print(f"clock started: target {ex.minutes} minutes")
-    render.out.print(f"next: edit it, then run `attnprep check {path}`")
+        render.err.print(f"kept your previous file as {kept}", soft_wrap=True)
+    render.out.print(f"wrote {path}", soft_wrap=True)
+    render.out.print(f"clock started: target {ex.minutes} minutes", soft_wrap=True)
+    render.out.print(f"next: edit it, then run `attnprep check {path}`", soft_wrap=True)
 
 
 @app.command()
@@ -147,10 +196,12 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
           as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report on stdout "
                                                 "(short for --format json).")] = False,
           format: Annotated[str | None, typer.Option(
-              "--format", "-f", help="text (default), json, exercism (results.json v3), github (workflow "
-              "commands) or classroom (GitHub Classroom autograding result).")] = None,
-          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds for the whole grading.")] = 10.0,
-          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0,
+              "--format", "-f", metavar="FORMAT", help="text (default), json, exercism (results.json v3), github "
+              "(workflow commands) or classroom (GitHub Classroom autograding result).")] = None,
+          timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                 help="Seconds for the whole grading (0.5 to 3600).")] = 10.0,
+          seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
+                                            help="Seed of the hidden checks' inputs.")] = 0,
           pack: PackOption = None) -> None:
     """Grade a solution file against the exercise's hidden invariants."""
     import time
@@ -158,51 +209,64 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     from attnprep import workspace
     from attnprep.runner import Worker, cpu_limit
 
-    shown = _check_format(format, as_json)
+    output = _check_format(format, as_json)
     _use_packs(pack)
     path = workspace.file_to_check(file)
-    source = workspace.read_source(path)
+    shown = str(file) if file else str(path)
+    try:
+        source, undecodable = workspace.read_source(path, shown), None
+    except workspace.SourceDecodeError as exc:  # Python would refuse the file: a load error, graded as one
+        source, undecodable = exc.text, exc
     ex = workspace.infer_exercise(path, source, exercise)
     started = time.monotonic()
-    # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
-    worker = Worker(cpu_seconds=cpu_limit(timeout))
-    try:
-        from attnprep import mock, render, state
-        from attnprep.engine import grade
+    if undecodable is None:
+        # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
+        worker = Worker(cpu_seconds=cpu_limit(timeout))
+        try:
+            from attnprep.engine import grade
 
-        report = grade(ex, source, str(file) if file else str(path), seed=seed, timeout=timeout, worker=worker,
-                       started=started)
-    except Exception as exc:
-        if ex.pack:  # an exercise pack's grader or reference raised: the pack's bug, not attnprep's
-            from attnprep.catalogue import pack_bug
+            report = grade(ex, source, shown, seed=seed, timeout=timeout, worker=worker, started=started)
+        except Exception as exc:
+            if ex.pack:  # an exercise pack's grader or reference raised: the pack's bug, not attnprep's
+                from attnprep.catalogue import pack_bug
 
-            raise pack_bug(ex, exc) from exc
-        raise
-    finally:
-        worker.kill()  # already done by grade; this covers a failure before grading began
+                raise pack_bug(ex, exc) from exc
+            raise
+        finally:
+            worker.kill()  # already done by grade; this covers a failure before grading began
+    else:
+        from attnprep.report import Report
+
+        report = Report(exercise=ex.slug, file=shown, status="error", message=str(undecodable), seed=seed)
+    from attnprep import mock, render, state
+
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
-    state.record_check(ex.slug, report.status, report.failed_ids, report.clock)
+    saved = state.save_check(ex.slug, report, path)
     running = mock.active()
     in_mock = running is not None and ex.slug in running["slugs"]
     left = mock.remaining_s(running) if in_mock else None
-    if shown == "json":
+    if output == "json":
         payload = report.to_dict()
         if in_mock:
             payload["mock"] = {"remaining_s": round(max(left, 0.0), 1), "slugs": running["slugs"]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
-    elif shown == "text":
-        render.report(report)
-        if not report.passed:
-            render.out.print(f"stuck? `attnprep hint {ex.slug}`", style="dim")
+    elif output == "text":
+        render.report(report, clock_started_now=saved is True)
+        render.next_step(report, ex.slug, timeout, shown)
         if in_mock:
             render.mock_left(left)
     else:
-        _write_format(shown, report, ex)
+        _write_format(output, report, ex)
     if in_mock and left <= 0:  # the countdown ran out: the interview is over
-        ended, rows = mock.end()
-        (render.out if shown == "text" else render.err).print("time is up: the mock interview is over")
-        if shown == "text":
-            render.scorecard(ended, rows)
+        try:
+            ended, rows = mock.end()
+        except StateUnwritable:
+            ended = None  # save_check has already said that progress is not being saved
+        if ended is not None:
+            (render.out if output == "text" else render.err).print("time is up: the mock interview is over",
+                                                                    soft_wrap=True)
+            if output == "text":
+                render.scorecard(ended, rows)
     raise typer.Exit(int(report.exit_code))
 
 
@@ -243,12 +307,12 @@ def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default
     _use_packs(pack)
     ex = workspace.slug_or_last(slug)
     hints = ex.hints()
-    shown, new = state.reveal_hints(ex.slug, [h.invariants for h in hints], all_)
+    shown, new = state.reveal_hints(ex.slug, hints, all_)
     for n in (shown + new if all_ else new):
         render.hint(n + 1, len(hints), hints[n].text)
     if not new and not all_:
-        render.err.print("every hint is already revealed; `attnprep hint --all` shows them again, "
-                         "`attnprep solution` shows the reference")
+        render.say("every hint is already revealed; `attnprep hint --all` shows them again, "
+                   "`attnprep solution` shows the reference", console=render.err)
 
 
 @app.command()
@@ -298,11 +362,10 @@ def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
     if dir is None:
         recorded = (state.load()["exercises"].get(ex.slug) or {}).get("file")
         dir = Path(recorded).parent if recorded else Path(".")
-    path, kept = workspace.write_stub(ex, dir, force=True)
-    state.record_start(ex.slug, path)
+    [(path, kept)] = workspace.start_exercises([ex], dir, force=True)
     if kept:
-        render.out.print(f"kept your previous file as {kept}")
-    render.out.print(f"wrote a fresh {path}; clock restarted (target {ex.minutes} minutes)")
+        render.out.print(f"kept your previous file as {kept}", soft_wrap=True)
+    render.out.print(f"wrote a fresh {path}; clock restarted (target {ex.minutes} minutes)", soft_wrap=True)
 
 
 @app.command()
@@ -311,14 +374,17 @@ def grade(paths: Annotated[list[Path], typer.Argument(
               help="The folder of .py submissions; with --merge, the JSON files of the shards.",
               metavar="FOLDER | SHARD.json...", show_default=False)],
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
-          jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Files graded at once "
+          jobs: Annotated[int | None, typer.Option("--jobs", "-j", parser=_jobs, metavar="N",
+                                                   help="Files graded at once "
                                                    "(default: the number of cores).")] = None,
           json_file: Annotated[Path | None, typer.Option("--json", help="Write every report to this file.")] = None,
           csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a summary table to this file.")] = None,
           junit_file: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML to this file: a test "
                                                           "suite per file, a test case per invariant.")] = None,
-          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per file.")] = 10.0,
-          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0,
+          timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                 help="Seconds per file (0.5 to 3600).")] = 10.0,
+          seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
+                                            help="Seed of the hidden checks' inputs.")] = 0,
           shard: Annotated[str | None, typer.Option("--shard", metavar="K/N", help="Grade only shard K of N: a "
                                                     "fixed 1/N of the files, by a hash of each file's name.")] = None,
           merge: Annotated[bool, typer.Option("--merge", help="Combine the JSON that `grade --shard K/N --json` "
@@ -390,7 +456,8 @@ def _grade_folder(paths: list[Path], exercise: str | None, jobs: int | None, tim
 def new(slug: Annotated[str, typer.Argument(help="Slug of the new exercise, e.g. l2norm.")],
         pack: Annotated[Path, typer.Option("--pack", help="The pack folder to add it to (created if need be).")],
         title: Annotated[str | None, typer.Option(help="Its title (default: from the slug).")] = None,
-        minutes: Annotated[int, typer.Option(min=1, help="Its target time in minutes.")] = 15,
+        minutes: Annotated[int, typer.Option(parser=_whole_minutes, metavar="M",
+                                             help="Its target time in minutes.")] = 15,
         difficulty: Annotated[str, typer.Option(help="easy, medium or hard.")] = "medium") -> None:
     """Scaffold a new exercise in an exercise pack: stub, instructions, hints, reference and grader."""
     from attnprep import render, scaffold
@@ -412,9 +479,10 @@ app.add_typer(dev_app, name="dev")
 def dev_check(pack: PackOption = None,
               exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Check only this one.")] = None,
               corpus: Annotated[bool, typer.Option(help="Grade the corpus files (tests/corpus/SLUG/) too.")] = True,
-              jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Gradings at once "
-                                                       "(default: the number of cores).")] = None,
-              timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per grading.")] = 30.0,
+              jobs: Annotated[int | None, typer.Option("--jobs", "-j", parser=_jobs, metavar="N",
+                                                       help="Gradings at once (default: the number of cores).")] = None,
+              timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                     help="Seconds per grading (0.5 to 3600).")] = 30.0,
               ) -> None:
     """Verify exercises as the project verifies its own: a pack's with --pack, else the built-in ones."""
     from attnprep import batch, catalogue, devcheck
@@ -433,14 +501,18 @@ def dev_check(pack: PackOption = None,
 @handled
 def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
-          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per grading.")] = 10.0) -> None:
+          timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                 help="Seconds per grading (0.5 to 3600).")] = 10.0) -> None:
     """Re-grade on every save, with a live clock; press h for the next hint, q to quit."""
     from attnprep import watch as watcher
     from attnprep import workspace
 
     path = workspace.file_to_check(file)
-    ex = workspace.infer_exercise(path, workspace.read_source(path), exercise)
-    watcher.run(path, ex, timeout)
+    try:
+        source = workspace.read_source(path)
+    except workspace.SourceDecodeError as exc:  # the watch shows it as a load error
+        source = exc.text
+    watcher.run(path, workspace.infer_exercise(path, source, exercise), timeout)
 
 
 @app.command()
@@ -452,16 +524,19 @@ def report(html: Annotated[Path | None, typer.Option("--html", help="Write a sel
 
     if html:
         history.write_html(html)
-        render.out.print(f"wrote {html}")
+        render.out.print(f"wrote {html}", soft_wrap=True)
     else:
         render.history_table(history.summary())
 
 
 @app.command("mock")
 @handled
-def mock_(count: Annotated[int, typer.Option("--count", "-n", min=1, help="How many exercises.")] = 2,
-          minutes: Annotated[int | None, typer.Option("--minutes", "-m", min=1, help="Length of the interview "
-                                                      "(default: the exercises' targets added up).")] = None,
+def mock_(count: Annotated[int, typer.Option("--count", "-n", parser=_count, metavar="N",
+                                             help="How many exercises.")] = 2,
+          minutes: Annotated[float | None, typer.Option("--minutes", "-m", parser=_minutes, metavar="M",
+                                                        help="Length of the interview in minutes, fractions "
+                                                        "allowed (default: the exercises' targets added up)."
+                                                        )] = None,
           dir: Annotated[Path, typer.Option("--dir", help="Folder for the stubs.")] = Path("."),
           end: Annotated[bool, typer.Option("--end", help="End the running mock and show the scorecard.")] = False,
           as_json: Annotated[bool, typer.Option("--json", help="With --end: the scorecard as JSON.")] = False,
@@ -480,7 +555,7 @@ def mock_(count: Annotated[int, typer.Option("--count", "-n", min=1, help="How m
     if mock.active():
         render.warning("a mock interview was still running; it is replaced by this one")
     started, written = mock.start(count, minutes, dir)
-    render.mock_started(started, written)
+    render.mock_started(started, written, asked=count)
 
 
 @app.command()
