@@ -209,7 +209,8 @@ def test_empty_or_missing_folder_advises_a_teacher(tmp_path):
     assert no_exercise.returncode == 2 and "--exercise" in no_exercise.stderr
 
 
-def test_not_judged_and_skipped_are_never_listed_as_failed(tmp_path, capsys):
+def test_not_judged_and_skipped_are_never_listed_as_failed(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # one line per row
     report = Report("softmax", "ana.py", "timeout", invariants=[
         InvariantResult("shape", "d", "pass"), InvariantResult("stable", "d", "not-judged", "not judged: x"),
         InvariantResult("axis", "d", "skipped", "no time"), InvariantResult("sum-to-one", "d", "fail", "row 0")],
