@@ -67,7 +67,7 @@ def test_updates_survive_and_validate(tmp_path, monkeypatch):
 
 def test_unusable_files_are_set_aside_whole(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ATTNPREP_HOME", str(tmp_path))
-    for n, raw in enumerate([b"\xff\xfe", b"[]", b"{not json", b'{"version": 2, "exercises": {}}'], start=1):
+    for n, raw in enumerate([b"\xff\xfe", b"[]", b"{not json", b'{"version": 99, "exercises": {}}'], start=1):
         (tmp_path / "progress.json").write_bytes(raw)
         assert state.load() == state.empty_state()
         assert "damaged" in capsys.readouterr().err

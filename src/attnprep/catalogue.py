@@ -101,6 +101,29 @@ class Exercise(NamedTuple):
                 for h in data["hint"]]
 
 
+class Stage(NamedTuple):
+    slug: str
+    ask: str  # what the interviewer says when this stage begins
+
+
+class Track(NamedTuple):
+    """An interview with follow-ups: a chain of exercises under one countdown of `minutes`."""
+
+    name: str
+    title: str
+    minutes: int
+    stages: tuple[Stage, ...]
+
+    @property
+    def target_s(self) -> int:
+        return self.minutes * 60
+
+
+@cache
+def _raw() -> dict:
+    return json.loads((data_root() / "exercises" / "catalogue.json").read_text(encoding="utf-8"))
+
+
 # Folders given with --pack on this command line, after those of ATTNPREP_PACKS.
 _cli_packs: list[Path] = []
 
@@ -164,9 +187,7 @@ def _clash(slug: str, where: str, other: str) -> AttnprepError:
 @cache
 def exercises() -> tuple[Exercise, ...]:
     """Every exercise, in catalogue order: the built-in ones, then each pack's."""
-    path = data_root() / "exercises" / "catalogue.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    found = [Exercise(e["slug"], e["title"], int(e["minutes"]), e["difficulty"]) for e in data["exercises"]]
+    found = [Exercise(e["slug"], e["title"], int(e["minutes"]), e["difficulty"]) for e in _raw()["exercises"]]
     owner = {e.slug: "the built-in exercises" for e in found}
     for folder in pack_folders():
         for rec in read_pack_catalogue(folder):
@@ -177,6 +198,13 @@ def exercises() -> tuple[Exercise, ...]:
             found.append(Exercise(rec["slug"], rec["title"], rec["minutes"], rec.get("difficulty", ""),
                                   str(folder)))
     return tuple(found)
+
+
+@cache
+def tracks() -> tuple[Track, ...]:
+    """Every interview track, in catalogue order."""
+    return tuple(Track(t["name"], t["title"], int(t["minutes"]), tuple(Stage(s["slug"], s["ask"]) for s in t["stages"]))
+                 for t in _raw().get("tracks", []))
 
 
 def slugs() -> list[str]:

@@ -120,9 +120,9 @@ def root(version: Annotated[bool, typer.Option("--version", callback=_version, i
 
 
 def _progress_rows() -> list[dict]:
-    from attnprep import catalogue, state
+    from attnprep import catalogue, schedule, state
 
-    data = state.load()
+    data, at = state.load(), state.now()
     rows = []
     for ex in catalogue.exercises():
         item = data["exercises"].get(ex.slug) or state.empty_entry()
@@ -131,7 +131,8 @@ def _progress_rows() -> list[dict]:
                      "difficulty": ex.difficulty, "state": kind, "attempts": item["attempts"],
                      "hints_used": item["hints_used"], "started_at": item["started_at"],
                      "first_pass_s": item["first_pass_s"], "best_s": item["best_s"],
-                     "last_status": item["last_status"]})
+                     "last_status": item["last_status"], "due": schedule.due_of(data, ex.slug)})
+        rows[-1]["due_when"] = schedule.when(rows[-1]["due"], at)
     return rows
 
 
@@ -238,10 +239,12 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
         from attnprep.report import Report
 
         report = Report(exercise=ex.slug, file=shown, status="error", message=str(undecodable), seed=seed)
-    from attnprep import mock, render, state
+    from attnprep import interview, mock, render, schedule, state
 
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
     saved = state.save_check(ex.slug, report, path)
+    schedule.note_check(ex.slug, report)
+    follow_up = interview.after_check(ex.slug, report)  # a passed stage writes the next one
     running = mock.active()
     in_mock = running is not None and ex.slug in running["slugs"]
     left = mock.remaining_s(running) if in_mock else None
@@ -249,6 +252,8 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
         payload = report.to_dict()
         if in_mock:
             payload["mock"] = {"remaining_s": round(max(left, 0.0), 1), "slugs": running["slugs"]}
+        if follow_up:
+            payload["interview"] = {k: v for k, v in follow_up.items() if k != "scorecard"}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     elif output == "text":
         render.report(report, clock_started_now=saved is True)
@@ -257,6 +262,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
             render.mock_left(left)
     else:
         _write_format(output, report, ex)
+    render.interview_note(follow_up, to_stderr=output != "text")
     if in_mock and left <= 0:  # the countdown ran out: the interview is over
         try:
             ended, rows = mock.end()
@@ -302,12 +308,13 @@ def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default
          all_: Annotated[bool, typer.Option("--all", help="Reveal every hint.")] = False,
          pack: PackOption = None) -> None:
     """Reveal the next hint of an exercise; hints used are counted."""
-    from attnprep import render, state, workspace
+    from attnprep import render, schedule, state, workspace
 
     _use_packs(pack)
     ex = workspace.slug_or_last(slug)
     hints = ex.hints()
     shown, new = state.reveal_hints(ex.slug, hints, all_)
+    schedule.note_hints(ex.slug, len(new))
     for n in (shown + new if all_ else new):
         render.hint(n + 1, len(hints), hints[n].text)
     if not new and not all_:
@@ -321,7 +328,7 @@ def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (def
              yes: Annotated[bool, typer.Option("--yes", "-y", help="Show it without asking.")] = False,
              pack: PackOption = None) -> None:
     """Show the reference solution (asks first if you have not solved the exercise)."""
-    from attnprep import render, state, workspace
+    from attnprep import render, schedule, state, workspace
 
     _use_packs(pack)
     ex = workspace.slug_or_last(slug)
@@ -332,6 +339,7 @@ def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (def
         if not typer.confirm(f"You have not solved `{ex.slug}` yet. Show the solution anyway?"):
             raise typer.Exit(1)
     render.code(ex.solution_path.read_text(encoding="utf-8"), f"reference solution: {ex.slug}")
+    schedule.note_reveal(ex.slug)  # before a pass, seeing the answer rates the exercise "again"
 
 
 @app.command()
@@ -343,7 +351,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on s
     rows = _progress_rows()
     if as_json:
         keys = ("slug", "state", "attempts", "hints_used", "started_at", "first_pass_s", "best_s",
-                "last_status")
+                "last_status", "due")
         payload = {"version": 1, "exercises": [{k: r[k] for k in keys} for r in rows]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
@@ -556,6 +564,38 @@ def mock_(count: Annotated[int, typer.Option("--count", "-n", parser=_count, met
         render.warning("a mock interview was still running; it is replaced by this one")
     started, written = mock.start(count, minutes, dir)
     render.mock_started(started, written, asked=count)
+
+
+@app.command("next")
+@handled
+def next_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False) -> None:
+    """What to practise now, and why: the due exercise you most need, else a new one."""
+    from attnprep import schedule
+
+    schedule.print_next(as_json)
+
+
+@app.command()
+@handled
+def review(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False) -> None:
+    """Every exercise with its next review date (spaced repetition, FSRS)."""
+    from attnprep import schedule
+
+    schedule.print_review(as_json)
+
+
+@app.command("interview")
+@handled
+def interview_(track: Annotated[str | None, typer.Argument(help="Track to start (see --list).")] = None,
+               dir: Annotated[Path, typer.Option("--dir", help="Folder for the stages' files.")] = Path("."),
+               list_: Annotated[bool, typer.Option("--list", help="List the tracks.")] = False,
+               end: Annotated[bool, typer.Option("--end", help="End the running interview with a scorecard.")] = False,
+               as_json: Annotated[bool, typer.Option("--json", help="With --list or --end: JSON on stdout.")] = False,
+               ) -> None:
+    """An interview with follow-ups: a track of exercises, one countdown, each stage after the last passes."""
+    from attnprep import interview
+
+    interview.command(track, dir, show_list=list_, finish=end, as_json=as_json)
 
 
 @app.command()

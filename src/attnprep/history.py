@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from attnprep import catalogue, state
+from attnprep import catalogue, schedule, state
 
 
 def summary() -> list[dict[str, Any]]:
@@ -19,7 +19,8 @@ def summary() -> list[dict[str, Any]]:
         rows.append({"slug": ex.slug, "title": ex.title, "target_s": ex.target_s, "attempts": item["attempts"],
                      "hints_used": item["hints_used"], "first_pass_s": item["first_pass_s"],
                      "best_s": item["best_s"], "solved": item["solved"],
-                     "top_failures": failures.most_common(3), "checks": len(item["history"])})
+                     "top_failures": failures.most_common(3), "checks": len(item["history"]),
+                     "due": schedule.due_of(data, ex.slug)})
     return rows
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +51,7 @@ def start(count: int, minutes: float | None, folder: Path) -> tuple[dict[str, An
 
 
 def remaining_s(mock: dict[str, Any], at: float | None = None) -> float:
-    return mock["minutes"] * 60 - ((at or time.time()) - state.parse_iso(mock["started_at"]))
+    return mock["minutes"] * 60 - ((at or state.now()) - state.parse_iso(mock["started_at"]))
 
 
 def active() -> dict[str, Any] | None:

@@ -229,9 +229,10 @@ def exercise_table(rows: Sequence[dict]) -> None:
     colours = {"solved": "green", "started": "yellow", "new": "dim"}
     print_table("attnprep exercises",
                 [("slug", "left"), ("title", "left"), ("target", "right"), ("difficulty", "left"),
-                 ("state", "left"), ("best", "right")],
+                 ("state", "left"), ("best", "right"), ("due", "left")],
                 [[r["slug"], r["title"], f"{r['minutes']} min", r["difficulty"], (r["state"], colours[r["state"]]),
-                  minutes(r["best_s"])] for r in rows])
+                  minutes(r["best_s"]), (r.get("due_when", "-"), "bold" if r.get("due_when") == "now" else "")]
+                 for r in rows])
 
 
 def status_table(rows: Sequence[dict]) -> None:

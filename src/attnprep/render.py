@@ -262,3 +262,56 @@ def invariant_list(items: list[tuple[str, str]]) -> None:
         else:
             _print_lines(_hanging(Text.assemble((inv_id, "bold"), " " * (ids - len(inv_id) + 2)), description, "",
                                   width))
+
+
+
+def interview_note(note: dict[str, Any] | None, to_stderr: bool) -> None:
+    """What an interview says after a check of its current stage: the follow-up, the time left, or the end."""
+    if not note:
+        return
+    console = err if to_stderr else out
+    if "passed" in note:
+        say(f"interview {note['track']}: stage {note['stage']} of {note['of']} passed in "
+            f"{minutes(note['passed']['time_s'])}", "bold green", console)
+    if "next" in note:
+        nxt = note["next"]
+        say(f"interviewer: {nxt['ask']}", "bold", console)
+        kept = f" (kept your previous file as {Path(nxt['kept']).name})" if nxt["kept"] else ""
+        console.print(f"stage {nxt['stage']} of {nxt['of']}: wrote {nxt['file']}{kept}", soft_wrap=True)
+        console.print(f"next: edit it, then run `attnprep check {nxt['file']}`", soft_wrap=True)
+    if note.get("error"):
+        warning(f"could not write the next stage: {note['error']}")
+    if note.get("complete"):
+        say("every stage passed: `attnprep interview --end` shows the scorecard", "bold", console)
+    if note.get("time_up"):
+        console.print("time is up: the interview is over")
+        if not to_stderr:
+            interview_scorecard(note["scorecard"])
+    else:
+        style = "bold red" if note["remaining_s"] < 300 else "bold"
+        console.print(Text.assemble("interview: ", (minutes(note["remaining_s"]), style), " left"))
+
+
+def interview_started(interview: dict[str, Any], first: dict[str, Any]) -> None:
+    say(f"interview {interview['track']}: {plural(first['of'], 'stage')}, {plural(interview['minutes'], 'minute')} "
+        "on one clock; each stage is written when the one before passes", "bold")
+    say(f"interviewer: {first['ask']}", "bold")
+    kept = f" (kept your previous file as {Path(first['kept']).name})" if first["kept"] else ""
+    out.print(f"stage 1 of {first['of']}: wrote {first['file']}{kept}", soft_wrap=True)
+    out.print(f"next: edit it, then run `attnprep check {first['file']}`", soft_wrap=True)
+    say("`attnprep interview --end` ends it with a scorecard.")
+
+
+def interview_scorecard(card: dict[str, Any]) -> None:
+    table = Table(title=f"interview scorecard: {card['track']} ({card['title']})", title_justify="left")
+    for name in ("stage", "exercise", "passed", "time", "checks", "hints", "failed on the way"):
+        table.add_column(name, overflow="fold")
+    for s in card["stages"]:
+        passed = Text("yes", style="green") if s["passed"] else Text("no" if s["reached"] else "not reached",
+                                                                      style="red" if s["reached"] else "dim")
+        table.add_row(str(s["stage"]), s["slug"], passed, minutes(s["time_s"]) if s["reached"] else "-",
+                      str(s["checks"]), str(s["hints_used"]), ", ".join(s["failed_on_the_way"]) or "-")
+    out.print(table)
+    verdict = ("within" if card["within_target"] else "over") if card["complete"] else "incomplete against"
+    say(f"{card['stages_passed']} of {len(card['stages'])} stages passed; total {minutes(card['total_s'])}, "
+        f"{verdict} the {minutes(card['target_s'])} target")

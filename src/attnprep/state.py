@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-STATE_VERSION = 1
+STATE_VERSION = 2
 HISTORY_KEEP = 200
 
 
@@ -40,8 +40,27 @@ def progress_path() -> Path:
     return state_dir() / "progress.json"
 
 
+def now() -> float:
+    """Seconds since the epoch: the system clock, or the UTC stamp in ATTNPREP_NOW (a fake clock for tests)."""
+    fixed = os.environ.get("ATTNPREP_NOW")
+    if not fixed:
+        return time.time()
+    try:
+        return parse_iso(fixed)
+    except ValueError:
+        from attnprep.errors import AttnprepError
+
+        raise AttnprepError(f"ATTNPREP_NOW={fixed!r} is not a UTC time such as 2026-11-29T12:00:00Z",
+                            "unset ATTNPREP_NOW to use the system clock") from None
+
+
+def iso(at: float) -> str:
+    """Seconds since the epoch as a stamp that parse_iso reads back."""
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return iso(now())
 
 
 def parse_iso(text: str) -> float:
@@ -191,7 +210,7 @@ def _read_unlocked(path: Path, can_write: bool = True) -> dict[str, Any]:
         _warn_once(f"warning: cannot read the progress file {path} ({exc.strerror})\n")
         return empty_state()
     try:
-        data, damaged = _repair(json.loads(raw.decode("utf-8")))
+        data, damaged = _repair(migrate(json.loads(raw.decode("utf-8"))))
     except (UnicodeDecodeError, ValueError) as exc:
         why = exc.args[0] if isinstance(exc, _Unusable) else "not valid JSON"
         kept_as = _set_aside(path, raw, move=True) if can_write else None
@@ -207,6 +226,26 @@ def _read_unlocked(path: Path, can_write: bool = True) -> dict[str, Any]:
                 pass
         _warn_damage(path, ", ".join(damaged), kept_as,
                      "what was damaged starts afresh and every other record is kept")
+    return data
+
+
+def _to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 adds `schedule` (spaced review, see schedule.py), rebuilt from the history; nothing is dropped."""
+    from attnprep import schedule
+
+    data["schedule"] = schedule.from_history(data)
+    data["version"] = 2
+    return data
+
+
+# Each step takes a file of version N (the key) to N + 1, keeping everything the older version wrote.
+_MIGRATIONS = {1: _to_v2}
+
+
+def migrate(data: Any) -> Any:
+    """A progress file of an older version, brought up to STATE_VERSION; anything else is returned as it is."""
+    while isinstance(data, dict) and data.get("version") in _MIGRATIONS:
+        data = _MIGRATIONS[data["version"]](data)
     return data
 
 
@@ -276,7 +315,7 @@ def clock_of(item: dict[str, Any] | None, target_s: int, at: float | None = None
     """The interview clock as the report shows it, or None if never started."""
     if not item or not item.get("started_at"):
         return None
-    elapsed = max(0.0, (at or time.time()) - parse_iso(item["started_at"]))
+    elapsed = max(0.0, (at or now()) - parse_iso(item["started_at"]))
     return {"started_at": item["started_at"], "elapsed_s": round(elapsed, 1), "target_s": target_s}
 
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from attnprep import render, state, workspace
+from attnprep import render, schedule, state, workspace
 from attnprep.catalogue import Exercise
 from attnprep.errors import AttnprepError
 
@@ -73,6 +73,7 @@ def _grade(ex: Exercise, path: Path, timeout: float):
         report = grade(ex, source, str(path), timeout=timeout)
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
     state.save_check(ex.slug, report, path)  # warns once if progress cannot be saved
+    schedule.note_check(ex.slug, report)
     return report
 
 
