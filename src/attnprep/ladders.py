@@ -242,3 +242,67 @@ def _same_value(a: Any, b: Any) -> bool:
         return bool(a == b) and type(a) is type(b)
     except (TypeError, ValueError):
         return False
+
+
+# -- ladders-a: rows whose maximum is far from any stand-in, digits beyond float32 --------------------------
+
+def spiky_rows(rng: np.random.Generator, shape: Sequence[int], magnitude: float = 1e4, *, near: int = 2,
+               gap: float = 1_000.0) -> np.ndarray:
+    """Rows (the last axis) that only a shift by the row's own maximum keeps finite, within +-magnitude.
+
+    Every row's maximum sits at a random position, never the first or the last when the row has three entries
+    or more; `near` other entries lie within 8 of it (so the result is not a one-hot), and every other one, the
+    first and the last included, lies `gap` to magnitude / 2 below it. The maxima are +-magnitude / 4 to
+    +-magnitude / 2, of alternating sign over the rows in a random order, so a shift by the first or the last
+    entry, the mean, the minimum, the largest magnitude or one maximum for the whole array overflows or
+    underflows to 0/0 on every row (not on some rows at some seeds), and no naive exp survives. Every entry
+    stays within [-magnitude, magnitude] (the documented range) and on float32's grid.
+    """
+    shape = tuple(shape)
+    n = shape[-1]
+    rows = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    signs = np.where(np.arange(rows) % 2 == 0, 1.0, -1.0) * rng.choice([-1.0, 1.0])
+    peak = rng.permutation(signs) * rng.uniform(0.25, 0.5, size=rows) * magnitude
+    x = peak[:, None] - rng.uniform(gap, max(gap, magnitude / 2), size=(rows, n))
+    inner = np.arange(1, n - 1) if n >= 3 else np.arange(n)
+    for r in range(rows):
+        at = int(rng.choice(inner))
+        others = [j for j in inner if j != at]
+        for j in rng.permutation(others)[:near] if others else []:
+            x[r, j] = peak[r] - rng.uniform(0.5, 8.0)
+        x[r, at] = peak[r]
+    return f32_exact(x.reshape(shape))
+
+
+def beyond_f32(rng: np.random.Generator, shape: Sequence[int] | int, scale: float = 1.0,
+               offset: float = 0.0) -> np.ndarray:
+    """Normal draws times `scale` plus `offset`, deliberately NOT on float32's grid.
+
+    For the rungs that must catch float32 arithmetic in a float64 result (a cast above some size, say): rounding
+    such inputs to float32 moves them by up to 6e-8 of their size, which the conditioning of the problem (scores
+    of tens, means far above the spread) makes visible at rtol 1e-6.
+    """
+    return offset + rng.normal(scale=scale, size=shape)
+
+
+def f32_nudged(x: Any, direction: Any) -> np.ndarray:
+    """x moved 0.4 of a float32 spacing off float32's grid, up where `direction` is +1 and down where it is -1.
+
+    Rounding the result to float32 moves every entry back by the same 0.4 spacing in the opposite direction, so a
+    float32 cast makes an error of one sign that no mean or sum can average away (a loss over many rows, say),
+    while float64 sees the values exactly.
+    """
+    g = f32_exact(x)
+    step = np.spacing(np.abs(g).astype(np.float32)).astype(np.float64)
+    return g + 0.4 * step * np.asarray(direction, dtype=np.float64)
+
+
+def to_edge(x: Any, edge: float) -> float:
+    """The constant that puts x's largest entry on `edge` (its smallest, for a negative edge).
+
+    "Scores near 1e4" as x + to_edge(x, 1e4) reach the documented +-1e4 without passing it: a solution that is
+    right over the documented range (one that clips far outside it, say) passes at every seed.
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    finite = arr[np.isfinite(arr)]
+    return float(edge - finite.max()) if edge >= 0 else float(edge - finite.min())
