@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from attnprep.grading import Fail
+from attnprep.grading import ATOL, RTOL, Fail, as_float, check_close, worst_entry
 
 # -- rungs and how evidence names them ------------------------------------------------------------------
 
@@ -242,3 +242,81 @@ def _same_value(a: Any, b: Any) -> bool:
         return bool(a == b) and type(a) is type(b)
     except (TypeError, ValueError):
         return False
+
+
+# -- ladders-b: attention-like problems ----------------------------------------------------------------------
+
+# The largest score the attention exercises promise to handle ("scores near 1e4").
+SCORE_MAGNITUDE = 1e4
+
+
+def peaked_qk(rng: np.random.Generator, lead: Sequence[int], t_q: int, t_k: int, d_k: int, *,
+              allowed: np.ndarray | None = None, magnitude: float = SCORE_MAGNITUDE,
+              divisor: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q (*lead, t_q, d_k) and k (*lead, t_k, d_k) whose scores q k^T / divisor (sqrt(d_k) by default) put each
+    row's maximum at a random allowed key, far above the rest of the row, with rows at very different offsets.
+
+    Every key j gets a random unit direction u_j (feature 0 left out) and feature 0 = 1; query i points along the
+    direction of its chosen key p(i) and carries an offset c_i in feature 0, so that score[i, j] =
+    a * cos(u_p(i), u_j) + c_i: the peak a + c_i, the other keys up to 2a below it, and |score| <= magnitude.
+    A softmax shifted by anything but each row's own maximum (the diagonal, the first or last key, the mean, one
+    global maximum) overflows here, wherever the code assumes the maximum sits. `allowed` (broadcastable to
+    (*lead, t_q, t_k), True = may hold the peak, at least one per row) keeps the peaks on keys a row may see; the
+    keys it may not see score below the peak. Returns q, k and p, the peak's key in each row (*lead, t_q).
+    d_k >= 3.
+    """
+    lead = tuple(lead)
+    a = magnitude / 2.5
+    divisor = float(np.sqrt(d_k)) if divisor is None else float(divisor)
+    u = rng.normal(size=(*lead, t_k, d_k - 1))
+    u /= np.linalg.norm(u, axis=-1, keepdims=True)
+    ok = np.ones((t_q, t_k), dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
+    ok = np.broadcast_to(ok, (*lead, t_q, t_k))
+    peak = np.argmax(np.where(ok, rng.random(ok.shape), -1.0), axis=-1)  # a random allowed key per row
+    direction = np.take_along_axis(u, peak[..., None].repeat(d_k - 1, axis=-1), axis=-2)
+    offset = rng.uniform(-1.5 * a, 0.5 * a, size=(*lead, t_q, 1))
+    q = np.concatenate([offset, a * direction], axis=-1) * divisor
+    k = np.concatenate([np.ones((*lead, t_k, 1)), u], axis=-1)
+    return f32_exact(q), f32_exact(k), peak
+
+
+def peak_text(scores: np.ndarray, row: tuple[int, ...]) -> str:
+    """Evidence for one row of peaked scores: 'row 5 peaks at key 2 (score 3,871.2; the row spans 7,602.9)'."""
+    s = np.asarray(scores)[row]
+    finite = s[np.isfinite(s)]
+    j = int(np.argmax(np.where(np.isfinite(s), s, -np.inf)))
+    return (f"row {', '.join(map(str, row))} peaks at key {j} (score {s[j]:,.1f}; "
+            f"the row spans {float(np.ptp(finite)):,.1f})")
+
+
+def long_length(t: int = LONG_T) -> Rung:
+    """The one long rung of an attention-like exercise: 'T = 1,024'."""
+    return Rung(f"T = {count(t)}", int(t))
+
+
+def check_close_fast(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float = ATOL,
+                     context: str = "") -> np.ndarray:
+    """grading.check_close for the long rungs: a quick pass over (T, T)-sized arrays when every entry is finite
+    and close; else the evidence of check_close, with as many digits as it takes to tell the two numbers apart
+    and the relative error against the tolerance (a float32 slip differs in the seventh digit)."""
+    arr = as_float(got, what)
+    ref = np.asarray(want, dtype=np.float64)
+    if arr.shape == ref.shape:
+        with np.errstate(all="ignore"):
+            if bool((np.abs(arr - ref) <= atol + rtol * np.abs(ref)).all()):
+                return arr
+    try:
+        return check_close(arr, ref, what, rtol=rtol, atol=atol, context=context)
+    except Fail as exc:
+        idx = worst_entry(arr, ref, rtol, atol) if arr.shape == ref.shape else None
+        if idx is None or not (np.isfinite(arr[idx]) and np.isfinite(ref[idx])):
+            raise
+        a, b = float(arr[idx]), float(ref[idx])
+        digits = next((n for n in range(6, 18) if f"{a:.{n}g}" != f"{b:.{n}g}"), 17)
+        text = str(exc)
+        shown = f"is {a:.6g}, expected {b:.6g}"
+        if digits > 6 and shown in text:
+            rel = abs(a - b) / abs(b) if b else float("inf")
+            text = text.replace(shown, f"is {a:.{digits}g}, expected {b:.{digits}g} (relative error {rel:.1e}, "
+                                       f"tolerance rtol {rtol:g} + atol {atol:g})")
+        raise Fail(text) from None
