@@ -20,6 +20,7 @@ from attnprep.grading import (
     softmax_divisor,
     worst_entry,
 )
+from attnprep.ladders import at_rung, check_close_fast, expect_refused, long_length, peak_text, peaked_self_attention
 
 FUNCTIONS = ("gqa_attention",)
 
@@ -405,23 +406,70 @@ def stable(cand, ref, rng):
         elif _close(y_mod, ref.gqa_attention(*moderate, H, H_kv)):
             check_close(y, ref.gqa_attention(*large, H, H_kv), label,
                         context=f"{name}; it matches the reference at moderate scores{seen}; {advice}")
+    _stable_peaked(cand, ref, rng)
 
 
-@invariant("bad-input", "n_heads not a multiple of n_kv_heads raises ValueError")
+def _stable_peaked(cand, ref, rng):
+    """Scores up to about 1e4 whose largest entry in each row sits at a random key j <= i, far above the rest of
+    the row, in every head: a softmax shifted by the diagonal's score, the first key's or the row mean overflows.
+
+    Finite numbers are asked wherever an ordinary problem of the same shapes gives them; the values are held to
+    the reference only where the candidate matches it there."""
+    B, T, d_model, H, H_kv, hd = 2, 16, 10, 4, 2, 4
+    moderate = _inputs(rng, B, T, d_model, H, H_kv, hd)
+    got = attempt(_run, cand, moderate, H, H_kv, finite=False)
+    if isinstance(got, Broke) or not np.isfinite(got[0]).all():
+        return  # fails on an ordinary problem: for the other checks
+    matches = _close(got[0], ref.gqa_attention(*moderate, H, H_kv))
+    x, Ws, scores = peaked_self_attention(rng, B, T, d_model, H, hd, H_kv)
+    y, label = _run(cand, (x, *Ws), H, H_kv, finite=False)
+    name = ("W_q and W_k chosen so that in every head each row's largest score sits at a random key j <= i, up to "
+            "about 1e4 and far above the rest of the row")
+    advice = ("subtract each row's own maximum over the keys it may see (axis=-1, keepdims=True), after masking, "
+              "before np.exp")
+    bad = ~np.isfinite(y)
+    if bad.any():
+        b, i, f = (int(v) for v in np.argwhere(bad)[0])
+        raise Fail(f"{label}, {name}: y[{b}, {i}, {f}] is {fmt(y[b, i, f])} (overflow or 0/0) where "
+                   f"{peak_text(scores[b], (i,))} in every head, while an ordinary problem of the same shapes gives a "
+                   f"finite y: {advice}")
+    if matches:
+        want = ref.gqa_attention(x, *Ws, H, H_kv)
+        idx = worst_entry(y, want, 1e-6, 1e-9)
+        if idx is not None:
+            b, i, f = idx
+            raise Fail(f"{label}, {name}: y[{b}, {i}, {f}] is {fmt(y[idx])}, expected {fmt(want[idx])}, where "
+                       f"{peak_text(scores[b], (i,))} in every head; the same code matches on an ordinary problem: "
+                       f"{advice}")
+
+
+@invariant("bad-input", "n_heads not a multiple of n_kv_heads raises ValueError; zero KV heads are refused")
 def bad_input(cand, ref, rng):
     for H, H_kv in ((4, 3), (6, 4), (3, 2), (2, 4)):
         args = _inputs(rng, 2, 4, 8, H, H_kv, 2)
         expect_raises(cand, "ValueError", "gqa_attention", *args, H, H_kv,
                       what=f"{_label(args[0], args[1], args[2], H, H_kv)}, where {H} % {H_kv} != 0,")
+    # Zero KV heads: no n_heads >= 1 is a multiple of 0, so the call must refuse. The contract's ValueError, or the
+    # ZeroDivisionError that `n_heads % n_kv_heads` raises on the way to that check, both refuse; a result does not.
+    args = _inputs(rng, 2, 4, 8, 4, 0, 2)
+    expect_refused(cand, ("ValueError", "ZeroDivisionError"), "gqa_attention", *args, 4, 0,
+                   what=f"{_label(args[0], args[1], args[2], 4, 0)}, zero KV heads,")
 
 
-@invariant("matches-reference", "matches a reference GQA to rtol 1e-6")
+@invariant("matches-reference", "matches a reference GQA to rtol 1e-6, T = 1,024 included")
 def matches_reference(cand, ref, rng):
     for B, T, d_model, H, H_kv, hd in CONFIGS:
         for scale_ in (1.0, 3.0):
             args = _inputs(rng, B, T, d_model, H, H_kv, hd, scale=scale_)
             y, label = _run(cand, args, H, H_kv)
             check_close(y, ref.gqa_attention(*args, H, H_kv), label)
+    # One long sequence: code that changes precision or method above some length (float32 for long inputs) is
+    # right on every small problem above. Scores of about +-25 make float32's rounding show well above rtol 1e-6.
+    rung = long_length()
+    with at_rung(rung.label):
+        args = _inputs(rng, 1, rung.value, 8, 2, 1, 4, scale=5.0)
+        y, label = _run(cand, args, 2, 1)
+        check_close_fast(y, ref.gqa_attention(*args, 2, 1), label)
 
 
 @invariant("input-unchanged", "x and the four weight matrices are not modified")

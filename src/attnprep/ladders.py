@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from attnprep.grading import ATOL, RTOL, Fail, as_float, check_close, worst_entry
+from attnprep.grading import ATOL, CURRENT_TALLY, RTOL, CandidateError, Fail, as_float, check_close, worst_entry
 
 # -- rungs and how evidence names them ------------------------------------------------------------------
 
@@ -280,6 +280,37 @@ def peaked_qk(rng: np.random.Generator, lead: Sequence[int], t_q: int, t_k: int,
     return f32_exact(q), f32_exact(k), peak
 
 
+def peaked_self_attention(rng: np.random.Generator, batch: int, t: int, d_model: int, n_heads: int, hd: int,
+                          n_kv_heads: int | None = None, *, magnitude: float = SCORE_MAGNITUDE
+                          ) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
+    """x (batch, t, d_model) and (W_q, W_k, W_v, W_o) of causal self-attention whose scores, in every head, are
+    the peaked rows of `peaked_qk` (each row's maximum at a random key j <= i, up to about `magnitude`).
+
+    x holds the queries' vectors in features 0..m-1 and the keys' in m..2m-1 (m = min(hd, (d_model - 1) // 2),
+    at least 3); W_q and W_k copy them into the first m features of every head, so each head's q k^T / sqrt(hd) is
+    the same peaked matrix, however the heads are split or shared. The values come from the other features only,
+    at ordinary size. W_q is (d_model, n_heads * hd), W_k and W_v (d_model, n_kv_heads * hd), W_o
+    (n_heads * hd, d_model). Returns x, the four W and the scores (batch, t, t), the future at -inf.
+    """
+    n_kv = n_heads if n_kv_heads is None else n_kv_heads
+    m = min(hd, (d_model - 1) // 2)
+    if m < 3:
+        raise ValueError(f"d_model = {d_model} and hd = {hd} leave fewer than 3 features per query and key")
+    future = np.triu(np.ones((t, t), dtype=bool), k=1)
+    alpha, beta, _ = peaked_qk(rng, (batch,), t, t, m, allowed=~future, magnitude=magnitude, divisor=np.sqrt(hd))
+    x = np.concatenate([alpha, beta, normal(rng, (batch, t, d_model - 2 * m))], axis=-1)
+    W_q, W_k = np.zeros((d_model, n_heads * hd)), np.zeros((d_model, n_kv * hd))
+    for h in range(n_heads):
+        W_q[np.arange(m), h * hd + np.arange(m)] = 1.0
+    for g in range(n_kv):
+        W_k[m + np.arange(m), g * hd + np.arange(m)] = 1.0
+    W_v = np.zeros((d_model, n_kv * hd))
+    W_v[2 * m:] = normal(rng, (d_model - 2 * m, n_kv * hd), scale=1.0 / np.sqrt(d_model - 2 * m))
+    W_o = normal(rng, (n_heads * hd, d_model), scale=1.0 / np.sqrt(n_heads * hd))
+    scores = np.where(future, -np.inf, alpha @ np.swapaxes(beta, -1, -2) / np.sqrt(hd))
+    return x, (W_q, W_k, W_v, W_o), scores
+
+
 def peak_text(scores: np.ndarray, row: tuple[int, ...]) -> str:
     """Evidence for one row of peaked scores: 'row 5 peaks at key 2 (score 3,871.2; the row spans 7,602.9)'."""
     s = np.asarray(scores)[row]
@@ -320,3 +351,22 @@ def check_close_fast(got: Any, want: Any, what: str, rtol: float = RTOL, atol: f
             text = text.replace(shown, f"is {a:.{digits}g}, expected {b:.{digits}g} (relative error {rel:.1e}, "
                                        f"tolerance rtol {rtol:g} + atol {atol:g})")
         raise Fail(text) from None
+
+
+def expect_refused(cand: Any, names: Sequence[str], fn: str, *args: Any, what: str = "", **kwargs: Any) -> None:
+    """grading.expect_raises for edge sizes where more than one exception is a fair refusal (zero heads: the
+    ValueError the contract asks for, or the ZeroDivisionError of `n % 0` on the way to it). Fail when the call
+    returns normally or raises something else."""
+    label = what or f"{fn} with bad input"
+    try:
+        cand.call(fn, *args, **kwargs)
+    except CandidateError as err:
+        if err.not_implemented:
+            raise
+        if any(err.is_a(name) for name in names):
+            tally = CURRENT_TALLY.get()
+            if tally is not None:
+                tally.expected_raises += 1
+            return
+        raise Fail(f"{label} raised {err.type_name}, expected {' or '.join(names)}") from None
+    raise Fail(f"{label} returned normally, expected it to raise {' or '.join(names)}")
