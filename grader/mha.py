@@ -24,6 +24,7 @@ from attnprep.grading import (
     unpack,
     worst_entry,
 )
+from attnprep.ladders import at_rung, check_close_fast, long_length, meanwhile, normal, peak_text, peaked_self_attention
 
 FUNCTIONS = ("split_heads", "merge_heads", "causal_mha")
 
@@ -484,7 +485,8 @@ def single_head(cand, ref, rng):
         check_close(y, y1, f"y for {where}", context=ctx2 + ", times v, times W_o")
 
 
-@invariant("matches-reference", "y and weights match a reference to rtol 1e-6, scores near 1e4 included")
+@invariant("matches-reference", "y and weights match a reference to rtol 1e-6, scores near 1e4 and "
+                                 "T = 1,024 included")
 def matches_reference(cand, ref, rng):
     for B, T, D, H in CASES:
         for s in (0.5, 2.0):
@@ -502,6 +504,33 @@ def matches_reference(cand, ref, rng):
         y_ref, w_ref = ref.causal_mha(xs, *Ws, 4)
         check_close(w, w_ref, f"weights for {where}", context=name)
         check_close(y, y_ref, f"y for {where}", context=name)
+    # Each row's largest score at a random key j <= i, up to about 1e4 and far above the rest of the row, in
+    # every head: a softmax shifted by the diagonal's score, the first key's or the row mean overflows here.
+    for B, T, D, H in ((2, 12, 16, 4), (1, 10, 8, 1)):
+        x, Ws, scores = peaked_self_attention(rng, B, T, D, H, D // H)
+        y, w, where = _mha(cand, x, Ws, H)
+        bad = ~np.isfinite(w)
+        if bad.any():
+            b, h, i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise Fail(f"weights[{b}, {h}, {i}, {j}] for {where} is {fmt(w[b, h, i, j])} (overflow or 0/0), with W_q "
+                       f"and W_k chosen so that {peak_text(scores[b], (i,))} in every head: subtract each row's own "
+                       "maximum over the keys it may see (axis=-1, keepdims=True) before np.exp")
+        y_ref, w_ref = ref.causal_mha(x, *Ws, H)
+        name = "each row's largest score at a random key j <= i, up to about 1e4 and far above the rest of the row"
+        check_close(w, w_ref, f"weights for {where}", context=name)
+        check_close(y, y_ref, f"y for {where}", context=name)
+    # One long sequence: code that changes precision or method above some length (float32 for long inputs) is
+    # right on every problem above. Scores of about +-25 make float32's rounding show well above rtol 1e-6.
+    rung = long_length()
+    with at_rung(rung.label):
+        T, D, H = rung.value, 2, 1
+        x = normal(rng, (1, T, D))
+        Ws = tuple(normal(rng, (D, D), scale=5.0 / np.sqrt(D)) for _ in range(4))
+        want = meanwhile(ref.causal_mha, x, *Ws, H)
+        y, w, where = _mha(cand, x, Ws, H)
+        y_ref, w_ref = want()
+        check_close_fast(w, w_ref, f"weights for {where}")
+        check_close_fast(y, y_ref, f"y for {where}")
 
 
 @invariant("bad-input", "causal_mha raises ValueError when d_model is not a multiple of n_heads")

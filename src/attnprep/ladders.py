@@ -13,6 +13,7 @@ float32 starts from exactly the inputs the reference sees.
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -370,3 +371,28 @@ def expect_refused(cand: Any, names: Sequence[str], fn: str, *args: Any, what: s
             return
         raise Fail(f"{label} raised {err.type_name}, expected {' or '.join(names)}") from None
     raise Fail(f"{label} returned normally, expected it to raise {' or '.join(names)}")
+
+
+def meanwhile(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    """Start fn(*args) in a thread; the function returned waits for its result (and re-raises what it raised).
+
+    For the long rungs: the reference runs here while the worker runs the candidate on the same inputs, so the two
+    (T, T) computations overlap on two cores instead of adding up. fn must only read its arguments."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="attnprep-reference", daemon=True)
+    thread.start()
+
+    def result() -> Any:
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    return result
