@@ -483,16 +483,18 @@ def matches_reference(cand, ref, rng):
 
 @invariant("input-unchanged", "x and the four weight matrices are not modified")
 def input_unchanged(cand, ref, rng):
-    H, H_kv = 4, 2
-    args = _inputs(rng, 2, 5, 8, H, H_kv, 3)
+    # Every call of every check is also judged for changes in place (the long rung of matches-reference among
+    # them); here GQA, MQA (one KV head), MHA (n_kv_heads == n_heads) and one position, each called twice.
     names = ("x", "W_q", "W_k", "W_v", "W_o")
-    for _ in range(2):  # a second call would see the damage of the first
-        got = attempt(cand.call_tracking_args, "gqa_attention", *args, H, H_kv)
-        if isinstance(got, Broke):
-            break  # a call that raises is for the other checks (its arguments cannot be read back)
-        _, after, _ = got
-        for name, before, now in zip(names, args, after[:5], strict=True):
-            check_unchanged(before, now, f"{name} of shape {shape_of(before)}")
+    for B, T, d_model, H, H_kv, hd in ((2, 5, 8, 4, 2, 3), (1, 4, 6, 3, 1, 2), (2, 3, 8, 2, 2, 4), (1, 1, 5, 2, 1, 3)):
+        args = _inputs(rng, B, T, d_model, H, H_kv, hd)
+        for _ in range(2):  # a second call would see the damage of the first
+            got = attempt(cand.call_tracking_args, "gqa_attention", *args, H, H_kv)
+            if isinstance(got, Broke):
+                break  # a call that raises is for the other checks (its arguments cannot be read back)
+            _, after, _ = got
+            for name, before, now in zip(names, args, after[:5], strict=True):
+                check_unchanged(before, now, f"{name} of shape {shape_of(before)} (n_heads={H}, n_kv_heads={H_kv})")
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------

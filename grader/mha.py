@@ -576,9 +576,22 @@ def input_unchanged(cand, ref, rng):
     if not isinstance(attempt(_call, cand, "causal_mha", where, x.copy(), *(W.copy() for W in Ws), H), Broke):
         _causal_mha_unchanged(cand, x, Ws, H, where)
 
+    # Every call of every check is also judged for changes in place (the long rung of matches-reference among
+    # them); here the sizes that take other code paths once more: one sequence of one position with one head, and
+    # heads of width 1.
+    for B2, T2, D2, H2 in ((1, 1, 8, 1), (3, 6, 8, 8)):
+        x2, Ws2 = _problem(rng, B2, T2, D2)
+        got = attempt(_call, cand, "causal_mha", _where(x2, H2), x2, *Ws2, H2, track=True)
+        if isinstance(got, Broke):
+            continue  # a crash on these sizes is for `shape` and the others to report
+        for name, before, now in zip(("x", "W_q", "W_k", "W_v", "W_o"), (x2, *Ws2), got[1][:5], strict=True):
+            check_unchanged(before, now, f"{name} of shape {shape_of(before)} (causal_mha on {_where(x2, H2)})")
+
     heads = rng.normal(size=(B, H, T, D // H))
     for fn, args, label in (("split_heads", (x, H), f"x of shape {shape_of(x)}"),
-                            ("merge_heads", (heads,), f"x of shape {shape_of(heads)}")):
+                            ("split_heads", (x[:1, :1], 1), f"x of shape {shape_of(x[:1, :1])}"),
+                            ("merge_heads", (heads,), f"x of shape {shape_of(heads)}"),
+                            ("merge_heads", (heads[:1, :1, :1],), f"x of shape {shape_of(heads[:1, :1, :1])}")):
         _, after, _ = _call(cand, fn, label, *args, track=True)
         check_unchanged(args[0], after[0], f"{label} (passed to {fn})")
 
