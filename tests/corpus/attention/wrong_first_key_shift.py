@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail stable
 # mistake: shifts each row by the score of the first key instead of the row's maximum
+# must-pass: scale mask batch-dims sum-to-one matches-reference
 import numpy as np
 
 

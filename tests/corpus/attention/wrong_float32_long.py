@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail matches-reference
 # mistake: computes long sequences in float32 to save memory, then casts back
+# must-pass: stable scale batch-dims mask
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail stable
 # mistake: centres each row of scores on its mean instead of subtracting the maximum
+# must-pass: scale mask batch-dims sum-to-one matches-reference
 import numpy as np
 
 

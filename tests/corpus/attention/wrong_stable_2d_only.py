@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail stable
 # mistake: the plain 2-D path subtracts the row maximum, the batched path (a loop-free einsum) forgets to
+# must-pass: scale mask batch-dims sum-to-one matches-reference
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: attention
 # expect: fail stable
 # mistake: subtracts the row maximum only when no mask is given; the masked path exponentiates the raw scores
+# must-pass: scale mask batch-dims sum-to-one matches-reference
 import numpy as np
 
 

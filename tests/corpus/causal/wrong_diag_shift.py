@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail stable
 # mistake: shifts each row by its diagonal score (always visible) instead of the row's maximum
+# must-pass: scale sum-to-one upper-triangle-zero prefix matches-reference
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail matches-reference
 # mistake: switches to float32 for long sequences to halve the memory of the (T, T) scores
+# must-pass: stable scale prefix sum-to-one
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail input-unchanged
 # mistake: for long sequences scales q in place to avoid a copy
+# must-pass: stable scale prefix matches-reference
 import numpy as np
 
 

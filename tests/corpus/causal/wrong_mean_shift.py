@@ -1,6 +1,7 @@
 # attnprep: causal
 # expect: fail stable
 # mistake: centres each row on the mean of its visible scores instead of subtracting the maximum
+# must-pass: scale sum-to-one upper-triangle-zero prefix matches-reference
 import numpy as np
 
 

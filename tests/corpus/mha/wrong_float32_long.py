@@ -1,6 +1,7 @@
 # attnprep: mha
 # expect: fail matches-reference
 # mistake: computes the (B, H, T, T) scores in float32 once T is large, to save memory
+# must-pass: scale prefix single-head sum-to-one
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail matches-reference
 # mistake: computes in float32 once the sequence is long, to save memory
+# must-pass: stable scale prefix sum-to-one
 import numpy as np
 
 

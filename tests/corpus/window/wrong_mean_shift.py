@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail stable
 # mistake: centres each row on the mean of the scores in its window instead of subtracting the maximum
+# must-pass: scale sum-to-one blocked-zero prefix matches-reference
 import numpy as np
 
 
