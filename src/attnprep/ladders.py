@@ -313,11 +313,13 @@ def peaked_self_attention(rng: np.random.Generator, batch: int, t: int, d_model:
 
 
 def peak_text(scores: np.ndarray, row: tuple[int, ...]) -> str:
-    """Evidence for one row of peaked scores: 'row 5 peaks at key 2 (score 3,871.2; the row spans 7,602.9)'."""
+    """Evidence for one row of peaked scores: 'row 5 peaks at key 2 (score 3,871.2; the row spans 7,602.9)', or
+    'row [1, 5] ...' for a row of a batch."""
     s = np.asarray(scores)[row]
     finite = s[np.isfinite(s)]
     j = int(np.argmax(np.where(np.isfinite(s), s, -np.inf)))
-    return (f"row {', '.join(map(str, row))} peaks at key {j} (score {s[j]:,.1f}; "
+    where = str(row[0]) if len(row) == 1 else "[" + ", ".join(map(str, row)) + "]"
+    return (f"row {where} peaks at key {j} (score {s[j]:,.1f}; "
             f"the row spans {float(np.ptp(finite)):,.1f})")
 
 
