@@ -328,6 +328,28 @@ def long_length(t: int = LONG_T) -> Rung:
     return Rung(f"T = {count(t)}", int(t))
 
 
+# The medium rung that sizes the long one, and the seconds the candidate's call on the long rung may take.
+MEDIUM_T = 128
+LONG_RUNG_BUDGET_S = 0.5
+
+
+def up_to_long(judge: Callable[[Rung], None], elapsed: Callable[[], float], *, medium: int = MEDIUM_T,
+               long: int = LONG_T, budget_s: float = LONG_RUNG_BUDGET_S) -> None:
+    """Judge a medium rung (T = 128), then the long one: T = 1,024 when the candidate's time on the medium rung
+    (`elapsed`, its seconds so far, as Candidate.elapsed counts them) says its call fits in budget_s seconds
+    there (attention's work grows as T^2), else the longest T that does.
+
+    Vectorised code is judged at T = 1,024 in a few milliseconds; explicit Python loops over the (T, T) scores
+    would take seconds there, so they are judged at the longest T the time allows (still far above the small
+    rungs: a switch of precision or method above some size shows). Each Fail names its rung."""
+    before = elapsed()
+    first_failing([long_length(medium)], judge)
+    took = max(elapsed() - before, 1e-6)
+    t = long if took * (long / medium) ** 2 <= budget_s else int(medium * np.sqrt(budget_s / took))
+    if t > medium:
+        first_failing([long_length(min(t, long))], judge)
+
+
 def check_close_fast(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float = ATOL,
                      context: str = "") -> np.ndarray:
     """grading.check_close for the long rungs: a quick pass over (T, T)-sized arrays when every entry is finite
