@@ -58,3 +58,31 @@ def test_meanwhile_returns_the_result_and_reraises():
     assert ladders.meanwhile(sum, [1, 2, 3])() == 6
     with pytest.raises(ZeroDivisionError):
         ladders.meanwhile(lambda: 1 / 0)()
+
+
+def _sizes_judged(per_pair):
+    """The T of each rung up_to_long judges for code that takes per_pair seconds per score."""
+    clock, seen = [0.0], []
+
+    def judge(rung):
+        seen.append(rung.value)
+        clock[0] += per_pair * rung.value ** 2  # attention's work grows as T^2
+
+    ladders.up_to_long(judge, lambda: clock[0])
+    return seen
+
+
+def test_up_to_long_judges_fast_code_at_1024_and_slow_code_at_the_longest_rung_that_fits():
+    assert _sizes_judged(1e-9) == [ladders.MEDIUM_T, ladders.LONG_T]
+    medium, long = _sizes_judged(5e-6)
+    assert medium == ladders.MEDIUM_T < long < ladders.LONG_T
+    assert 5e-6 * long ** 2 <= ladders.LONG_RUNG_BUDGET_S * 1.01
+
+
+def test_up_to_long_names_the_rung_that_failed():
+    def judge(rung):
+        if rung.value > 500:
+            raise Fail("wrong")
+
+    with pytest.raises(Fail, match="^at T = 1,024: wrong$"):
+        ladders.up_to_long(judge, lambda: 0.0)
