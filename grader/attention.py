@@ -520,7 +520,8 @@ _STABLE_FIX = ("subtract each row's maximum (over the keys it may see) from the 
                "float64")
 
 
-@invariant("stable", "no overflow when scores are near +-1e4 or rows are at very different scales")
+@invariant("stable", "no overflow when scores are near +-1e4, rows are at very different scales, or each "
+                      "row's maximum sits at a random open key, on 2-D, batched and 4-D inputs")
 def stable(cand, ref, rng):
     # Every verdict compares the candidate with itself: the same q, k and v at scores of about 1 against the same
     # problem moved to scores of about 1e4 by a change attention must ignore. Where the candidate already gives nan

@@ -354,7 +354,8 @@ _STABLE_FIX = ("subtract each row's maximum over the keys it may see before np.e
                "mask with -np.inf (or -1e9) before taking that maximum, and keep the computation in float64")
 
 
-@invariant("stable", "no overflow or 0/0 with scores near +-1e4 or rows at very different scales")
+@invariant("stable", "no overflow or 0/0 with scores near +-1e4, rows at very different scales, or each "
+                      "row's maximum at a random visible key")
 def stable(cand, ref, rng):
     # Every verdict compares the candidate with itself: the same q, k and v at scores of about 1 against the
     # same problem moved to scores of about 1e4 by a change attention must ignore. Where the candidate already

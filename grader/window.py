@@ -367,7 +367,8 @@ def _check_blocked_key(cand, T, d_k, d_v, window, key, name, advice, rng):
                        f"{i} ({_why(i, key, window)}), so its score must not matter there; {advice}")
 
 
-@invariant("stable", "no overflow or lost precision when scores are near +-1e4 or rows are at very different scales")
+@invariant("stable", "no overflow or lost precision when scores are near +-1e4, rows are at very different "
+                      "scales, or each row's maximum sits at a random key of its window")
 def stable(cand, ref, rng):
     advice = "subtract each row's own maximum (axis=-1, keepdims=True) before exp, in float64"
     # A blocked key scoring about 1e4 above the open ones: the maximum must be taken after masking.
