@@ -62,13 +62,13 @@ def test_meanwhile_returns_the_result_and_reraises():
 
 def _sizes_judged(per_pair):
     """The T of each rung up_to_long judges for code that takes per_pair seconds per score."""
-    clock, seen = [0.0], []
+    watch, seen = ladders.Stopwatch(), []
 
     def judge(rung):
         seen.append(rung.value)
-        clock[0] += per_pair * rung.value ** 2  # attention's work grows as T^2
+        watch.seconds += per_pair * rung.value ** 2  # attention's work grows as T^2
 
-    ladders.up_to_long(judge, lambda: clock[0])
+    ladders.up_to_long(judge, watch)
     return seen
 
 
@@ -85,4 +85,4 @@ def test_up_to_long_names_the_rung_that_failed():
             raise Fail("wrong")
 
     with pytest.raises(Fail, match="^at T = 1,024: wrong$"):
-        ladders.up_to_long(judge, lambda: 0.0)
+        ladders.up_to_long(judge, ladders.Stopwatch())

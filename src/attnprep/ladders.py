@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -330,21 +331,37 @@ def long_length(t: int = LONG_T) -> Rung:
 
 # The medium rung that sizes the long one, and the seconds the candidate's call on the long rung may take.
 MEDIUM_T = 128
-LONG_RUNG_BUDGET_S = 0.5
+LONG_RUNG_BUDGET_S = 1.0
 
 
-def up_to_long(judge: Callable[[Rung], None], elapsed: Callable[[], float], *, medium: int = MEDIUM_T,
-               long: int = LONG_T, budget_s: float = LONG_RUNG_BUDGET_S) -> None:
-    """Judge a medium rung (T = 128), then the long one: T = 1,024 when the candidate's time on the medium rung
-    (`elapsed`, its seconds so far, as Candidate.elapsed counts them) says its call fits in budget_s seconds
-    there (attention's work grows as T^2), else the longest T that does.
+class Stopwatch:
+    """Seconds spent inside `with watch:` blocks: around the candidate's calls, the round trip included (a result
+    returned as lists of Python floats costs more to send back than to compute)."""
 
-    Vectorised code is judged at T = 1,024 in a few milliseconds; explicit Python loops over the (T, T) scores
-    would take seconds there, so they are judged at the longest T the time allows (still far above the small
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._started = 0.0
+
+    def __enter__(self) -> Stopwatch:
+        self._started = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds += time.perf_counter() - self._started
+
+
+def up_to_long(judge: Callable[[Rung], None], watch: Stopwatch, *, medium: int = MEDIUM_T, long: int = LONG_T,
+               budget_s: float = LONG_RUNG_BUDGET_S) -> None:
+    """Judge a medium rung (T = 128), then the long one: T = 1,024 when the candidate's calls on the medium rung
+    (timed by `watch`, which the judge wraps around them) say its call fits in budget_s seconds there (attention's
+    work grows as T^2), else the longest T that does.
+
+    Vectorised code is judged at T = 1,024 in a few tens of milliseconds; explicit Python loops over the (T, T)
+    scores would take seconds there, so they are judged at the longest T the time allows (still far above the small
     rungs: a switch of precision or method above some size shows). Each Fail names its rung."""
-    before = elapsed()
+    before = watch.seconds
     first_failing([long_length(medium)], judge)
-    took = max(elapsed() - before, 1e-6)
+    took = max(watch.seconds - before, 1e-6)
     t = long if took * (long / medium) ** 2 <= budget_s else int(medium * np.sqrt(budget_s / took))
     if t > medium:
         first_failing([long_length(min(t, long))], judge)
