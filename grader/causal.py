@@ -465,7 +465,6 @@ def _stable_peaked(cand, ref, rng):
                        f"{peak_text(scores, (i,))}; the same code matches on an ordinary problem: {_STABLE_FIX}")
 
 
-
 @invariant("input-unchanged", "q, k and v are not modified")
 def input_unchanged(cand, ref, rng):
     # Every call of every check is also judged for changes in place (the long rung of matches-reference among
