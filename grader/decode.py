@@ -207,9 +207,10 @@ def matches_full(cand, ref, rng):
         for i in range(steps):
             with at_rung(f"step {i + 1} on from a cache of {count(t0)} positions"):
                 y, K, V, label = _step(cand, x[:, t0 + i], cache, W, n_heads)
-                check_close(y, full[:, i], f"y_t of {label}, token {t0 + i} of the sequence (its first {t0} "
-                                           "tokens cached up front, the later ones fed back step by step)", context=f"expected row {t0 + i} of causal multi-head "
-                                                                 "attention over the whole sequence")
+                what = (f"y_t of {label}, token {t0 + i} of the sequence (its first {t0} tokens cached up front, the "
+                        "later ones fed back step by step)")
+                check_close(y, full[:, i], what,
+                            context=f"expected row {t0 + i} of causal multi-head attention over the whole sequence")
                 cache = (K, V)
 
 
