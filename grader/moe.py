@@ -1,5 +1,7 @@
 """Hidden checks for the `moe` exercise: top-k routing and the load-balancing loss."""
 
+from contextlib import nullcontext
+
 import numpy as np
 
 from attnprep.grading import (
@@ -20,6 +22,7 @@ from attnprep.grading import (
     shape_of,
     unpack,
 )
+from attnprep.ladders import at_rung, count
 
 FUNCTIONS = ("route_top_k", "load_balance_loss")
 
@@ -37,6 +40,33 @@ def _inputs(rng, T, d, E, scale=1.0):
     x = rng.normal(size=(T, d))
     W = rng.normal(scale=scale / np.sqrt(d), size=(d, E))
     return x, W
+
+
+# Exact ties, judged by the contract alone: "the k highest router logits, highest first" lets any of equal logits
+# be taken and listed in any order among themselves (a stable argsort, torch.topk and a heap all differ there), so
+# where logits tie, the chosen logits (not the expert ids) must be the k largest, in descending order. (T, d, E, k):
+# ties inside the top k and at its boundary, k = 1 and k = E among them.
+TIED = [(12, 4, 8, 3), (9, 3, 6, 2), (5, 4, 5, 5), (7, 2, 4, 1), (10, 3, 9, 4)]
+# The large rung: 8,192 tokens of 8 experts, 65,536 router logits in one call.
+LARGE = (8_192, 6, 8, 3)
+
+
+def _tied_inputs(rng, T, d, E):
+    """x of small integers and W of eighths with some columns repeated: the router logits are exact in any
+    precision and summation order, and experts (0, 1), (3, 4), ... tie exactly for every token."""
+    x = rng.integers(-3, 4, size=(T, d)).astype(np.float64)
+    W = rng.integers(-16, 17, size=(d, E)) / 8.0
+    for e in range(1, E, 3):
+        W[:, e] = W[:, e - 1]
+    return x, W
+
+
+def _route_cases(rng, scale=1.0):
+    """(x, W, k, rung label): the configurations of random logits, then those with exact ties."""
+    for T, d, E, k in CONFIGS:
+        yield (*_inputs(rng, T, d, E, scale), k, "")
+    for T, d, E, k in TIED:
+        yield (*_tied_inputs(rng, T, d, E), k, "router logits with exact ties")
 
 
 def _ints(value, what):
@@ -134,44 +164,52 @@ def shape(cand, ref, rng):
         _route(cand, x, W, k)
 
 
-@invariant("top-k", "each token goes to the k experts with the highest router logits")
+@invariant("top-k", "each token goes to the k experts with the highest router logits (any of tied ones)")
 def top_k(cand, ref, rng):
-    for T, d, E, k in CONFIGS:
-        x, W = _inputs(rng, T, d, E)
-        logits = x @ W
-        routed = _route_judged(cand, x, W, k)
-        if routed is None:
+    for x, W, k, rung in _route_cases(rng):
+        with at_rung(rung) if rung else nullcontext():
+            routed = _route_judged(cand, x, W, k)
+            if routed is None:
+                continue
+            idx, _, label = routed
+            _check_top_k(x @ W, idx, k, label)
+
+
+def _check_top_k(logits, idx, k, label):
+    """The chosen logits of every token must be its k largest (as values: any of tied experts may be taken)."""
+    E = logits.shape[1]
+    for r in range(len(logits)):
+        got, top = np.sort(logits[r, idx[r]])[::-1], np.sort(logits[r])[::-1][:k]
+        if np.array_equal(got, top):
             continue
-        idx, _, label = routed
-        best = np.argsort(-logits, axis=-1)[:, :k]
-        for r in range(T):
-            if set(idx[r].tolist()) != set(best[r].tolist()):
-                chosen = [int(e) for e in idx[r]]
-                want = sorted(int(e) for e in best[r])
-                lowest = sorted(int(e) for e in np.argsort(logits[r])[:k])
-                note = "; those are the lowest logits, not the highest" if sorted(chosen) == lowest and k < E else ""
-                raise Fail(f"{label}: token {r} went to experts {chosen} with logits "
-                           f"[{', '.join(fmt(v) for v in logits[r, idx[r]])}], but the {k} highest logits of "
-                           f"that token belong to experts {want}{note}")
+        chosen = [int(e) for e in idx[r]]
+        want = sorted(int(e) for e in np.argsort(-logits[r], kind="stable")[:k])
+        tied = np.sum(logits[r] == top[-1]) > np.sum(top == top[-1])
+        want_text = f"experts {want}" + (" (or another of the experts tied at the k-th logit)" if tied else "")
+        lowest = sorted(int(e) for e in np.argsort(logits[r])[:k])
+        note = "; those are the lowest logits, not the highest" if sorted(chosen) == lowest and k < E else ""
+        raise Fail(f"{label}: token {r} went to experts {chosen} with logits "
+                   f"[{', '.join(fmt(v) for v in logits[r, idx[r]])}], but the {k} highest logits of that token "
+                   f"are [{', '.join(fmt(v) for v in top)}], {want_text}{note}")
 
 
 @invariant("order", "the k experts of each token are listed highest logit first, with their gates in that order")
 def order(cand, ref, rng):
-    for T, d, E, k in CONFIGS:
+    for x, W, k, rung in _route_cases(rng):
         if k == 1:
             continue
-        x, W = _inputs(rng, T, d, E)
         logits = x @ W
         routed = _route_judged(cand, x, W, k)
         if routed is None:
             continue
         idx, gates, label = routed
+        label = f"{label}, {rung}" if rung else label
         chosen = np.take_along_axis(logits, idx, axis=-1)
-        for r in range(T):
+        for r in range(len(idx)):
             if np.any(np.diff(chosen[r]) > 0):  # equal logits: a repeated expert, see `distinct`
                 raise Fail(f"{label}: token {r} lists experts {[int(e) for e in idx[r]]} whose logits are "
                            f"[{', '.join(fmt(v) for v in chosen[r])}]; expected the highest first, descending")
-        for r in range(T):
+        for r in range(len(idx)):
             if np.any(np.diff(gates[r]) > 1e-12):
                 raise Fail(f"{label}: token {r} has gates [{', '.join(fmt(g) for g in gates[r])}] for experts "
                            f"{[int(e) for e in idx[r]]}; gate j belongs to expert_idx[:, j], so they "
@@ -180,8 +218,7 @@ def order(cand, ref, rng):
 
 @invariant("gates-sum-to-one", "each token's k gates are non-negative and sum to one (softmax over the k chosen)")
 def gates_sum_to_one(cand, ref, rng):
-    for T, d, E, k in CONFIGS:
-        x, W = _inputs(rng, T, d, E, scale=2.0)
+    for x, W, k, _ in _route_cases(rng, scale=2.0):
         logits = x @ W
         routed = _route_judged(cand, x, W, k)
         if routed is None:
@@ -205,15 +242,15 @@ def gates_sum_to_one(cand, ref, rng):
 
 @invariant("distinct", "no expert appears twice among one token's k choices")
 def distinct(cand, ref, rng):
-    for T, d, E, k in CONFIGS:
+    for x, W, k, rung in _route_cases(rng):
         if k == 1:
             continue
-        x, W = _inputs(rng, T, d, E)
         routed = _route_judged(cand, x, W, k)
         if routed is None:
             continue
         idx, _, label = routed
-        for r in range(T):
+        label = f"{label}, {rung}" if rung else label
+        for r in range(len(idx)):
             values, counts = np.unique(idx[r], return_counts=True)
             if (counts > 1).any():
                 e = int(values[np.argmax(counts)])
@@ -444,22 +481,36 @@ def bad_input(cand, ref, rng):
                        f"{err.text}; k = {k} is allowed (1 <= k <= E)") from None
 
 
-@invariant("matches-reference", "expert_idx matches a reference exactly, gates and the loss to rtol 1e-6")
+@invariant("matches-reference", "expert_idx matches a reference (tied logits in any order), gates and the loss to "
+                                "rtol 1e-6, up to 8,192 tokens")
 def matches_reference(cand, ref, rng):
-    for T, d, E, k in CONFIGS:
-        for scale in (0.5, 3.0):
-            x, W = _inputs(rng, T, d, E, scale)
-            idx, gates, label = _route(cand, x, W, k)
-            want_idx, want_gates = ref.route_top_k(x, W, k)
-            if not np.array_equal(idx, want_idx):
-                r = int(np.argmax(np.any(idx != want_idx, axis=-1)))
-                raise Fail(f"expert_idx of {label}: token {r} is {[int(e) for e in idx[r]]}, "
-                           f"expected {[int(e) for e in want_idx[r]]}")
-            check_close(gates, want_gates, f"gates of {label}")
-            logits = x @ W
-            got, label = _loss(cand, logits, want_idx, E)
-            _check_loss(got, ref.load_balance_loss(logits, want_idx, E), label, logits, want_idx, E,
-                        "router logits x @ W_router, expert_idx their top-k")
+    cases = [(*_inputs(rng, T, d, E, scale), k, "") for T, d, E, k in CONFIGS for scale in (0.5, 3.0)]
+    cases += [c for c in _route_cases(rng) if c[3]]  # the tied ones
+    T, d, E, k = LARGE
+    cases.append((*_inputs(rng, T, d, E, 2.0), k, f"{count(T)} tokens"))
+    cases.append((*_tied_inputs(rng, T, d, E), k, f"{count(T)} tokens with exact ties"))
+    for x, W, k, rung in cases:
+        with at_rung(rung) if rung else nullcontext():
+            _check_reference(cand, ref, x, W, k)
+
+
+def _check_reference(cand, ref, x, W, k):
+    idx, gates, label = _route(cand, x, W, k)
+    want_idx, want_gates = ref.route_top_k(x, W, k)
+    logits = x @ W
+    # The same experts, or experts of exactly the same logits in the same places (a tie broken another way).
+    same = np.all((idx == want_idx) | (np.take_along_axis(logits, idx, axis=-1)
+                                       == np.take_along_axis(logits, want_idx, axis=-1)), axis=-1)
+    repeated = np.array([len(set(row.tolist())) < len(row) for row in idx])
+    if not np.all(same & ~repeated):
+        r = int(np.argmax(~(same & ~repeated)))
+        raise Fail(f"expert_idx of {label}: token {r} is {[int(e) for e in idx[r]]} with logits "
+                   f"[{', '.join(fmt(v) for v in logits[r, idx[r]])}], expected {[int(e) for e in want_idx[r]]} "
+                   f"with logits [{', '.join(fmt(v) for v in logits[r, want_idx[r]])}]")
+    check_close(gates, want_gates, f"gates of {label}")
+    got, label = _loss(cand, logits, want_idx, W.shape[1])
+    _check_loss(got, ref.load_balance_loss(logits, want_idx, W.shape[1]), label, logits, want_idx, W.shape[1],
+                "router logits x @ W_router, expert_idx their top-k")
 
 
 @invariant("input-unchanged", "x, W_router, router_logits and expert_idx are not modified")
