@@ -320,6 +320,11 @@ def bad_input(cand, ref, rng):
         cfg = {**base, **change}
         label = "count_params with " + ", ".join(f"{k}={v}" for k, v in change.items())
         expect_raises(cand, "ValueError", "count_params", *(cfg[n] for n in NAMES), what=label)
+    # The tied path validates too.
+    for change in ({"d_model": -32}, {"n_heads": 6, "n_kv_heads": 4}):
+        cfg = {**base, **change}
+        label = "count_params with " + ", ".join(f"{k}={v}" for k, v in change.items()) + ", tied_embeddings=True"
+        expect_raises(cand, "ValueError", "count_params", *(cfg[n] for n in NAMES), tied_embeddings=True, what=label)
 
 
 # Configurations whose totals lie past 2**53 (float64 stops holding every integer) and near 2**60, below 2**63 so
