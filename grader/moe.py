@@ -20,7 +20,7 @@ from attnprep.grading import (
     shape_of,
     unpack,
 )
-from attnprep.ladders import at_rung, count
+from attnprep.ladders import at_rung, count, f32_exact
 
 FUNCTIONS = ("route_top_k", "load_balance_loss")
 
@@ -276,7 +276,8 @@ def _same_route(a, b):
     return a[0].shape == b[0].shape and np.array_equal(a[0], b[0]) and np.allclose(a[1], b[1], rtol=1e-6, atol=1e-9)
 
 
-@invariant("stable", "adding a large constant (up to 1e4) to a token's logits changes neither routing nor loss")
+@invariant("stable", "adding a large constant (up to 1e4) to a token's logits changes neither routing nor loss; "
+                     "logits spread over thousands, the largest at a random expert: no overflow")
 def stable(cand, ref, rng):
     # Shifting all of a token's logits by one constant changes neither its top k nor any softmax. The candidate
     # is held to its own result without the shift, but only when a small shift (a few units) leaves it
@@ -329,6 +330,53 @@ def stable(cand, ref, rng):
             raise Fail(f"{label} is {fmt(big[0])} with {context}, but {fmt(before[0])} without the shift (and "
                        "without a small one); softmax probabilities do not change when a token's logits all move "
                        "together, so precision is lost at this magnitude")
+    # Logits spread over thousands within a token, its largest at a random expert, tokens at very different offsets:
+    # a softmax shifted by anything but each token's own maximum (the lowest chosen logit, the first expert's, the
+    # mean) overflows here, where a shift of the whole row shows nothing.
+    for T, E, k in ((9, 6, 3), (7, 8, 2), (6, 5, 1)):
+        _peaked_stable(cand, ref, rng, T, E, k)
+
+
+def _peaked_logits(rng, T, E, k, magnitude):
+    """x (T, E+1) and W_router (E+1, E) with x @ W_router the logits below, exactly (W is [I; 0]).
+
+    Each token is centred at its own offset (up to +-magnitude); its largest logit sits at a random expert, the rest
+    of its top k within 0.3 * magnitude below but the k-th 0.715 to 0.74 times magnitude below, the other experts
+    0.9 to 1.8 times below. At magnitude 1e3 a softmax shifted by the lowest chosen logit, the minimum or the first
+    expert's logit overflows (exp past 709.8); one shifted by the maximum still gives the k-th expert a probability
+    above 0 (exp(-744) is the smallest float64), so ranking by probability still finds the top k.
+    """
+    offset = rng.uniform(-1.0, 1.0, size=(T, 1)) * magnitude
+    chosen = np.hstack([np.zeros((T, 1)), rng.uniform(0.0, 0.3, size=(T, k - 2)),
+                        rng.uniform(0.715, 0.74, size=(T, 1))])[:, :k] if k > 1 else np.zeros((T, 1))
+    below = np.hstack([chosen, rng.uniform(0.9, 1.8, size=(T, E - k))]) * magnitude
+    logits = f32_exact(np.take_along_axis(offset - below, np.argsort(rng.random((T, E)), axis=1), axis=1))
+    return np.hstack([logits, np.zeros((T, 1))]), np.vstack([np.eye(E), np.zeros((1, E))])
+
+
+def _peaked_stable(cand, ref, rng, T, E, k):
+    """Routing and loss at peaked logits of magnitude 1e3, held to the reference when the candidate is right on the
+    same construction at magnitude 1."""
+    x, W = _peaked_logits(rng, T, E, k, 1.0)
+    moderate = attempt(_route, cand, x, W, k)
+    want = ref.route_top_k(x, W, k)
+    x_big, W_big = _peaked_logits(rng, T, E, k, 1e3)
+    if _usable(moderate) and np.array_equal(moderate[0], want[0]) and np.allclose(moderate[1], want[1], rtol=1e-6,
+                                                                                  atol=1e-9):
+        _check_reference_route(cand, ref, x_big, W_big, k, PEAKED)
+    logits = x_big @ W_big
+    idx = np.argsort(-logits, axis=-1, kind="stable")[:, :k]
+    moderate = attempt(_loss, cand, logits / 1e3, idx, E)
+    if _usable(moderate) and np.isclose(moderate[0], ref.load_balance_loss(logits / 1e3, idx, E), rtol=1e-6,
+                                        atol=1e-9):
+        got, label = _loss(cand, logits, idx, E)
+        _check_loss(got, ref.load_balance_loss(logits, idx, E), f"{label} with {PEAKED}", logits, idx, E,
+                    "the same call is right with logits of a few units; subtract each token's maximum logit (over "
+                    "all E experts) before np.exp, not its minimum, its first logit or a mean")
+
+
+PEAKED = ("logits spread over 1,800 within each token, its largest at a random expert, tokens centred between -1e3 "
+          "and +1e3")
 
 
 def _balanced_idx(rng, T, E, k):
@@ -497,6 +545,15 @@ def matches_reference(cand, ref, rng):
 
 
 def _check_reference(cand, ref, x, W, k, note=""):
+    want_idx = _check_reference_route(cand, ref, x, W, k, note)
+    logits = x @ W
+    got, label = _loss(cand, logits, want_idx, W.shape[1])
+    _check_loss(got, ref.load_balance_loss(logits, want_idx, W.shape[1]), label, logits, want_idx, W.shape[1],
+                "router logits x @ W_router, expert_idx their top-k")
+
+
+def _check_reference_route(cand, ref, x, W, k, note=""):
+    """route_top_k against the reference, tied logits in any order; returns the reference's expert_idx."""
     idx, gates, label = _route(cand, x, W, k)
     label = f"{label}, {note}" if note else label
     want_idx, want_gates = ref.route_top_k(x, W, k)
@@ -511,9 +568,7 @@ def _check_reference(cand, ref, x, W, k, note=""):
                    f"[{', '.join(fmt(v) for v in logits[r, idx[r]])}], expected {[int(e) for e in want_idx[r]]} "
                    f"with logits [{', '.join(fmt(v) for v in logits[r, want_idx[r]])}]")
     check_close(gates, want_gates, f"gates of {label}")
-    got, label = _loss(cand, logits, want_idx, W.shape[1])
-    _check_loss(got, ref.load_balance_loss(logits, want_idx, W.shape[1]), label, logits, want_idx, W.shape[1],
-                "router logits x @ W_router, expert_idx their top-k")
+    return want_idx
 
 
 @invariant("input-unchanged", "x, W_router, router_logits and expert_idx are not modified")
