@@ -242,9 +242,10 @@ def matches_reference(cand, ref, rng):
                 _check_kv(cand, ref, *dims, rung.value, bits=bits_, batch_size=batch_)
     for dims, bits_ in ((LLAMA, 16), ((1, 1, 3), 3)):
         per_token = ref.kv_cache_bytes(*dims, 1, bits=bits_)
-        for rung in huge_counts(rng, per_unit=8 * per_token, limits=EXACT_LIMITS[:2] + ((2**58, "2**58"),)):
-            budget = rung.value * per_token + int(rng.integers(0, per_token))  # 8 * budget stays below 2**62
-            with at_rung(f"a budget past {rung.label.split(' past ', 1)[1].split(' (')[0]} bits"):
+        # budgets whose bits (8 * budget) lie past 2**31, 2**53 and 2**58, below 2**62 for np.int64
+        for rung in huge_counts(rng, per_unit=8 * per_token, limits=(*EXACT_LIMITS[:2], (2**58, "2**58"))):
+            budget = rung.value * per_token + int(rng.integers(0, per_token))
+            with at_rung(f"a budget of {budget:,} bytes"):
                 _check_max(cand, ref, budget, *dims, bits=bits_)
 
 
