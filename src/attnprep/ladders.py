@@ -291,6 +291,6 @@ def huge_counts(rng: np.random.Generator, *, per_unit: int = 1, limits: Sequence
     float shows), labelled 'a total past 2**53, ...'."""
     out = []
     for limit, name in limits:
-        n = limit // max(int(per_unit), 1) + int(rng.integers(1, 1_000)) * 2 + 1
+        n = (limit // max(int(per_unit), 1) + int(rng.integers(1, 1_000)) * 2) | 1
         out.append(Rung(f"a total past {name} (n = {count(n)})", int(n)))
     return out
