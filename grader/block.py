@@ -536,6 +536,11 @@ def matches_reference(cand, ref, rng):
             p = _params(rng, d_model, d_ff, attn_scale)
             out, label = _run(cand, x, p, n_heads)
             check_close(out, ref.transformer_block(x, p, n_heads), label)
+    # The magnitude rung of `stable`: each row's largest attention score at a random visible key, up to 1e4.
+    with at_rung("attention scores near 1e4, each row's largest at a random visible key"):
+        x, p, n_heads = _peaked_block(rng, 1e4)
+        out, label = _run(cand, x, p, n_heads, finite=False)
+        check_close(out, ref.transformer_block(x, p, n_heads), label)
     # A long sequence, past the 1,024 positions a precomputed causal-mask buffer is often sized for.
     B, T, d_model, n_heads, d_ff = LONG
     with at_rung(f"T = {count(T)}"):

@@ -363,6 +363,10 @@ def matches_reference(cand, ref, rng):
             x_t = rng.normal(size=(B, d_model))
             for cache in (None, _random_cache(rng, B, n_heads, t, d_head, scale)):
                 _check_reference(cand, ref, x_t, cache, W, n_heads)
+    # The magnitude rung of `stable`: each head's largest score at a random cached position, up to 1e4.
+    with at_rung("scores near 1e4, each head's largest at a random cached position"):
+        x_t, cache, W, _ = _peaked_cache(rng, 2, 3, 4, 7, 1e4)
+        _check_reference(cand, ref, x_t, cache, W, 3)
     # The cache-length ladder: past 256 and 2,048 positions, at which fixed buffers and windows are often sized.
     for rung in cache_lengths():
         if rung.value < 100:

@@ -430,6 +430,12 @@ def matches_reference(cand, ref, rng):
                 context="with block_size and causal left out, the defaults block_size=64, causal=False apply")
     out, label = _call(cand, q, k, v, causal=True)
     check_close(out, _want(ref, q, k, v, True), label, context="block_size left out: the default is 64")
+    # The magnitude rung of `stable`: each row's maximum at a random key, rows centred between -1e4 and +1e4.
+    for causal_ in (False, True):
+        with at_rung("scores near 1e4, each row's largest at a random key"):
+            q, k, v, _ = _peaked_problem(rng, 40, 3, causal_, 1e4)
+            out, label = _run(cand, q, k, v, 8, causal_)
+            check_close(out, ref.flash_attention(q, k, v, block_size=8, causal=causal_), label)
     for T, d, d_v, bs, causal_ in LONG:
         with at_rung(f"T = {count(T)}"):
             # scores up to about 40: float32 arithmetic loses the 7th digit there, float64 keeps 13

@@ -537,6 +537,9 @@ def matches_reference(cand, ref, rng):
     cases += [c for c in _route_cases(rng) if c[3]]  # the tied ones
     for x, W, k, note in cases:
         _check_reference(cand, ref, x, W, k, note)
+    # The magnitude rung of `stable`: logits spread over 1,800 within a token, its largest at a random expert.
+    for T, E, k in ((9, 6, 3), (7, 8, 2)):
+        _check_reference(cand, ref, *_peaked_logits(rng, T, E, k, 1e3), k, PEAKED)
     T, d, E, k = LARGE
     with at_rung(f"{count(T)} tokens"):
         # exact logits, so that no rounding of the candidate's own x @ W_router can reorder near-equal ones
