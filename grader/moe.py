@@ -564,7 +564,7 @@ def _check_reference_route(cand, ref, x, W, k, note=""):
     # The same experts, or experts of exactly the same logits in the same places (a tie broken another way).
     same = np.all((idx == want_idx) | (np.take_along_axis(logits, idx, axis=-1)
                                        == np.take_along_axis(logits, want_idx, axis=-1)), axis=-1)
-    repeated = np.array([len(set(row.tolist())) < len(row) for row in idx])
+    repeated = np.any(np.diff(np.sort(idx, axis=-1), axis=-1) == 0, axis=-1)
     if not np.all(same & ~repeated):
         r = int(np.argmax(~(same & ~repeated)))
         raise Fail(f"expert_idx of {label}: token {r} is {[int(e) for e in idx[r]]} with logits "
@@ -576,9 +576,9 @@ def _check_reference_route(cand, ref, x, W, k, note=""):
 
 @invariant("input-unchanged", "x, W_router, router_logits and expert_idx are not modified")
 def input_unchanged(cand, ref, rng):
-    for T, d, E, k in (*CONFIGS[:3], LARGE):  # k = E among them, and 8,192 tokens
+    for (T, d, E, k), calls in ((CONFIGS[0], 2), (CONFIGS[1], 2), (CONFIGS[2], 2), (LARGE, 1)):  # k = E; 8,192
         x, W = _inputs(rng, T, d, E, scale=3.0)
-        for _ in range(2):  # a second call would see the damage of the first
+        for _ in range(calls):  # a second call would see the damage of the first
             try:
                 _, after, _ = cand.call_tracking_args("route_top_k", x, W, k)
             except CandidateError as err:
@@ -589,7 +589,7 @@ def input_unchanged(cand, ref, rng):
             check_unchanged(W, after[1], f"W_router of shape {shape_of(W)}")
         logits = x @ W
         idx = np.argsort(-logits, axis=-1)[:, :k]
-        for _ in range(2):
+        for _ in range(calls):
             _, after, _ = cand.call_tracking_args("load_balance_loss", logits, idx, E)
             check_unchanged(logits, after[0], f"router_logits of shape {shape_of(logits)}")
             check_unchanged(idx, after[1], f"expert_idx of shape {shape_of(idx)}")
