@@ -499,3 +499,53 @@ def meanwhile(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
         return box["value"]
 
     return result
+# -- ladders-c: scores chosen outright, long caches, exact integers past float64 ------------------------------
+
+def scores_as_qk(scores: np.ndarray, extra: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """q (T_q, d) and k (T_k, d) whose scaled scores q @ k.T / sqrt(d) are `scores` (T_q, T_k), up to rounding.
+
+    k = [I | 0] and q = [scores * sqrt(d) | 0] with d = T_k + extra, so a probe can put each row's maximum
+    wherever it likes (see `peaked_rows`) instead of where a construction from random q and k happens to.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    t_q, t_k = s.shape
+    d = t_k + int(extra)
+    k = np.zeros((t_k, d))
+    k[:, :t_k] = np.eye(t_k)
+    q = np.zeros((t_q, d))
+    q[:, :t_k] = s * np.sqrt(d)
+    return q, k
+
+
+def causal_allowed(t_q: int, t_k: int | None = None) -> np.ndarray:
+    """(t_q, t_k) bool, True where query i may attend key j (j <= i + t_k - t_q): where a row's peak may sit."""
+    t_k = t_q if t_k is None else t_k
+    return np.tril(np.ones((t_q, t_k), dtype=bool), k=t_k - t_q)
+
+
+# Cache lengths for decoding: nothing cached, a few positions, and past the sizes a fixed buffer is often given
+# (256, a 2,048-position window).
+CACHE_LENGTHS = (0, 1, 5, 257, 2_050)
+
+
+def cache_lengths(values: Sequence[int] = CACHE_LENGTHS) -> list[Rung]:
+    return [Rung("an empty cache (cache=None)" if t == 0 else f"a cache of {count(t)} positions", int(t))
+            for t in values]
+
+
+# Exact integer arithmetic: counts around the sizes where a fixed-width or floating type stops being exact.
+# Kept below 2**62 so that np.int64 (allowed by the exercises) never overflows, while float64 (exact to 2**53)
+# and int32 (to 2**31) do.
+EXACT_LIMITS = ((2**31, "2**31, where int32 wraps"), (2**53, "2**53, where float64 stops holding every integer"),
+                (2**60, "2**60"))
+
+
+def huge_counts(rng: np.random.Generator, *, per_unit: int = 1, limits: Sequence[tuple[int, str]] = EXACT_LIMITS,
+                ) -> list[Rung]:
+    """Odd counts n whose product n * per_unit lies just past each limit (never a power of two, so rounding a
+    float shows), labelled 'a total past 2**53, ...'."""
+    out = []
+    for limit, name in limits:
+        n = (limit // max(int(per_unit), 1) + int(rng.integers(1, 1_000)) * 2) | 1
+        out.append(Rung(f"a total past {name} (n = {count(n)})", int(n)))
+    return out
