@@ -91,8 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     mutants: list[core.Mutant] = []
     for slug in slugs:
         source = catalogue.get(slug).solution_path.read_text(encoding="utf-8")
-        found = core.mutants_of(slug, source)
-        mutants += [m for m in found if m.in_sample()] if args.sample else found
+        mutants += core.mutants_of(slug, source, sample=args.sample)
     if args.list:
         for m in mutants:
             print(m.label)

@@ -39,8 +39,9 @@ KILLED, SURVIVED, EQUIVALENT, UNEXPLAINED, CONTRADICTED = "killed", "survived", 
     "contradicted"
 OUTCOMES = (KILLED, SURVIVED, EQUIVALENT, UNEXPLAINED, CONTRADICTED)
 
-# The CI sample: a mutant is in it when the CRC-32 of its key falls in 1 of SAMPLE_EVERY buckets. Keyed
-# by content, so the sample does not move when mutants are added elsewhere in the file.
+# The CI sample: a mutant is in it when the CRC-32 of where it is (function, operator, the reference's
+# line) falls in 1 of SAMPLE_EVERY buckets. Keyed by content, so the sample does not move when mutants are
+# added elsewhere in the file, and known before the mutant is made.
 SAMPLE_EVERY = 12
 
 
@@ -50,16 +51,33 @@ def normalise(line: str) -> str:
 
 
 @dataclass(frozen=True)
+class Site:
+    """Where one operator can make one mutant: known before the (slower) mutation is made."""
+    slug: str
+    operator: str       # cosmic-ray's full operator name, e.g. core/NumberReplacer
+    occurrence: int     # cosmic-ray's occurrence index: to make the mutant, never to identify it
+    function: str       # the def or class the edit is in, "" at module level
+    lineno: int         # 1-based first line of the node the operator edits
+    span: str           # the node's lines in the reference, normalised
+    sub: int            # which of the node's mutations (NumberReplacer makes two per number)
+
+    def in_sample(self) -> bool:
+        text = "\x1f".join((self.slug, self.function, self.operator, self.span, str(self.sub)))
+        return zlib.crc32(text.encode()) % SAMPLE_EVERY == 0
+
+
+@dataclass(frozen=True)
 class Mutant:
     slug: str
     operator: str       # cosmic-ray's operator name without the `core/` provider
-    occurrence: int     # cosmic-ray's occurrence index: to rebuild the mutant, never to identify it
-    function: str       # the def or class the edit is in, "" at module level
+    occurrence: int
+    function: str
     lineno: int         # 1-based line of the edit in the reference (for reading only)
     before: str         # the reference's changed line(s), normalised, joined by "\n"
     after: str          # the mutant's changed line(s), likewise
     source: str = field(repr=False)
     diff: str = field(repr=False)
+    sampled: bool = False
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -69,9 +87,6 @@ class Mutant:
     def label(self) -> str:
         where = f"{self.function}:" if self.function else ""
         return f"{self.slug} {where}{self.lineno} {self.operator}: {self.after}"
-
-    def in_sample(self) -> bool:
-        return zlib.crc32("\x1f".join((self.slug, *self.key)).encode()) % SAMPLE_EVERY == 0
 
 
 def _operators() -> list[tuple[str, object]]:
@@ -102,35 +117,50 @@ def _changed(original: list[str], mutated: list[str]) -> tuple[int, list[str], l
     return first, removed, added, diff
 
 
-def mutants_of(slug: str, source: str) -> list[Mutant]:
-    """Every mutant cosmic-ray makes of `source`, in its order (operator by operator, then position)."""
+def sites_of(slug: str, source: str) -> list[Site]:
+    """Every place cosmic-ray's operators can mutate `source`, in its order: one parse, as `cosmic-ray init`."""
     from cosmic_ray.ast import ast_nodes, get_ast
     from cosmic_ray.ast.ast_query import ASTQuery
+
+    lines = source.splitlines()
+    nodes = list(ast_nodes(get_ast(source)))
+    found: list[Site] = []
+    for name, cls in _operators():
+        operator, occurrence = cls(), 0
+        for node in nodes:
+            for sub, (start, end) in enumerate(operator.mutation_positions(node)):
+                try:
+                    function = ASTQuery(node).get_definition_name() or ""
+                except Exception:  # noqa: BLE001 - a name is for reading only; never lose a mutant over it
+                    function = ""
+                span = "\n".join(normalise(line) for line in lines[start[0] - 1:end[0]])
+                found.append(Site(slug, name, occurrence, function, start[0], span, sub))
+                occurrence += 1
+    return found
+
+
+def mutate(site: Site, source: str) -> Mutant | None:
+    """The mutant cosmic-ray makes at `site`, or None when the edit changes no line."""
+    import cosmic_ray.plugins
     from cosmic_ray.mutating import mutate_code
 
-    original = source.splitlines()
-    found: list[Mutant] = []
-    for name, cls in _operators():
-        operator = cls()
-        tree = get_ast(source)
-        nodes = [node for node in ast_nodes(tree) for _ in operator.mutation_positions(node)]
-        for occurrence, node in enumerate(nodes):
-            mutated = mutate_code(source, cls(), occurrence)
-            if mutated is None or mutated == source:
-                continue  # e.g. a bare `except:` that ExceptionReplacer leaves as it is
-            lineno, removed, added, diff = _changed(original, mutated.splitlines())
-            if not removed and not added:
-                continue  # only whitespace at the end of the file moved
-            try:
-                function = ASTQuery(node).get_definition_name() or ""
-            except Exception:  # noqa: BLE001 - a name is for reading only; never lose a mutant over it
-                function = ""
-            found.append(Mutant(
-                slug=slug, operator=name.split("/", 1)[-1], occurrence=occurrence, function=function,
-                lineno=lineno, before="\n".join(map(normalise, removed)), after="\n".join(map(normalise, added)),
-                source=mutated, diff=diff,
-            ))
-    return found
+    mutated = mutate_code(source, cosmic_ray.plugins.get_operator(site.operator)(), site.occurrence)
+    if mutated is None or mutated == source:
+        return None  # e.g. a bare `except:` that ExceptionReplacer leaves as it is
+    lineno, removed, added, diff = _changed(source.splitlines(), mutated.splitlines())
+    if not removed and not added:
+        return None  # only whitespace at the end of the file moved
+    return Mutant(slug=site.slug, operator=site.operator.split("/", 1)[-1], occurrence=site.occurrence,
+                  function=site.function, lineno=lineno, before="\n".join(map(normalise, removed)),
+                  after="\n".join(map(normalise, added)), source=mutated, diff=diff, sampled=site.in_sample())
+
+
+def mutants_of(slug: str, source: str, *, sample: bool = False) -> list[Mutant]:
+    """Every mutant cosmic-ray makes of `source` (only the CI sample's with `sample`), in its order."""
+    sites = sites_of(slug, source)
+    if sample:
+        sites = [s for s in sites if s.in_sample()]
+    return [m for m in (mutate(s, source) for s in sites) if m is not None]
 
 
 def runnable(mutant: Mutant) -> str:
