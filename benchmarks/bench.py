@@ -3,7 +3,9 @@
     python benchmarks/bench.py [--repeat N] [--batch N]
 
 1. `attnprep check` of a correct solution against the same invariants run as a
-   plain pytest file (benchmarks/pytest_equivalent): target ratio <= 1.0.
+   plain pytest file (benchmarks/pytest_equivalent), and against the lean pytest
+   file a learner writes by hand for it (benchmarks/lean_pytest): target ratio
+   <= 1.0 for both.
 2. `attnprep --help` and `attnprep list` against `python -c "import typer"`:
    target ratio <= 1.3, and neither imports numpy nor jinja2.
 3. `attnprep grade` of N mha submissions with --jobs = cores: target < 60 s for 100.
@@ -59,10 +61,12 @@ def main() -> None:
         if not solution.exists():
             continue
         check = [PY, "-m", "attnprep", "check", str(solution), "--exercise", slug]
-        anchor = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "benchmarks" / "pytest_equivalent")]
         penv = {**env, "ATTNPREP_BENCH_FILE": str(solution), "ATTNPREP_BENCH_EXERCISE": slug}
-        a, b = median_pair(check, anchor, opts.repeat, penv)
-        rows.append((f"attnprep check {slug}", a, f"pytest, same invariants ({b:.3f}s)", a / b, 1.0))
+        for folder, what in (("pytest_equivalent", "pytest, same invariants"), ("lean_pytest", "pytest, lean file")):
+            anchor = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                      str(ROOT / "benchmarks" / folder)]
+            a, b = median_pair(check, anchor, opts.repeat, penv)
+            rows.append((f"attnprep check {slug}", a, f"{what} ({b:.3f}s)", a / b, 1.0))
     typer_only = [PY, "-c", "import typer"]
     for args in (["--help"], ["list"]):
         # Start-up takes a tenth of a second and this machine's noise is a few ms: take more samples.

@@ -90,9 +90,9 @@ def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")]) 
 
     ex = catalogue.get(slug)
     render.markdown(ex.instructions())
-    from attnprep.engine import grader_module, invariants_of  # the list comes from the checks themselves
+    from attnprep.engine import invariant_list  # the list comes from the checks themselves
 
-    render.invariant_list([(c.invariant_id, c.description) for c in invariants_of(grader_module(ex))])
+    render.invariant_list(invariant_list(ex))
     render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}")
 
 

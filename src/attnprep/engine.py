@@ -60,6 +60,16 @@ def signatures_of(ref: ModuleType, functions: list[str]) -> dict[str, list[str]]
 UNCHANGED_ID = "input-unchanged"
 
 
+def invariant_list(exercise: Exercise) -> list[tuple[str, str]]:
+    """(id, description) of every invariant `check` judges for this exercise, in report order."""
+    from attnprep import fromscratch
+
+    items = [(c.invariant_id, c.description) for c in invariants_of(grader_module(exercise))]
+    if fromscratch.applies(exercise.slug):
+        items.append((fromscratch.ID, fromscratch.DESCRIPTION))
+    return items
+
+
 class LoadFailed(Exception):
     def __init__(self, status: str, message: str) -> None:
         super().__init__(message)
@@ -183,6 +193,19 @@ def _changes_fail_unchanged(results: list[InvariantResult], changes: list[tuple[
             result.message = f"during the `{check_id}` check, {text}{more}"
 
 
+def _judge_from_scratch(slug: str, source: str, report: Report) -> None:
+    """The from-scratch rule, read from the source here in the parent (never by running it)."""
+    from attnprep import fromscratch
+
+    if fromscratch.applies(slug):
+        status, message = fromscratch.verdict(slug, source)
+        if status == "pass" and not any(r.passed for r in report.invariants):
+            # A stub, or a file that runs nowhere, calls no library shortcut, but that is no solution to pass.
+            status, message = "not-judged", ("not judged until your functions run (they are not implemented yet, "
+                                             "or every other check failed)")
+        report.invariants.append(InvariantResult(fromscratch.ID, fromscratch.DESCRIPTION, status, message))
+
+
 def _diagnose(module: ModuleType, ref: ModuleType, session: Session, seed: int, end: float) -> list[dict]:
     """Known mistakes behind the failures; best effort in the time left, never a verdict."""
     from attnprep.diagnosis import diagnose
@@ -242,6 +265,7 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
             if status in ("timeout", "error"):
                 session.collect_output()
         _changes_fail_unchanged(report.invariants, changes)
+        _judge_from_scratch(exercise.slug, source, report)
         report.status = Report.status_of(report.invariants)
         if report.status == "fail" and end - time.monotonic() > 0.2:
             report.mistakes = _diagnose(module, ref, session, seed, end)
