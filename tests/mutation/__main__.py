@@ -28,6 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--probe-seeds", type=int, default=None,
                    help="regrade each survivor at this many further seeds, to tell seed-dependent checks "
                         "(default 3, 0 with --sample)")
+    p.add_argument("--operator", default="", metavar="REGEX",
+                   help="only the mutants of operators whose name matches REGEX (e.g. NumberReplacer)")
     p.add_argument("--list", action="store_true", help="list the mutants and grade nothing")
     p.add_argument("--stub", action="store_true",
                    help="append every unexplained survivor to its ledger as an empty entry to fill in")
@@ -94,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     mutants: list[core.Mutant] = []
     for slug in slugs:
         source = catalogue.get(slug).solution_path.read_text(encoding="utf-8")
-        mutants += core.mutants_of(slug, source, sample=args.sample)
+        mutants += core.mutants_of(slug, source, sample=args.sample, operator=args.operator)
     if args.list:
         for m in mutants:
             print(m.label)

@@ -90,8 +90,10 @@ class Mutant:
 
 
 def _operators() -> list[tuple[str, object]]:
-    """Every cosmic-ray operator that needs no arguments (the others replace variables at random)."""
+    """Every cosmic-ray operator that needs no arguments (the others replace variables at random), then ours."""
     import cosmic_ray.plugins
+
+    from .operators import OPERATORS
 
     ops = []
     for name in cosmic_ray.plugins.operator_names():
@@ -100,7 +102,15 @@ def _operators() -> list[tuple[str, object]]:
             ops.append((name, cls))
     if not ops:
         raise RuntimeError("cosmic-ray loaded no mutation operators (is its `core` provider importable?)")
-    return ops
+    return ops + list(OPERATORS.items())
+
+
+def _operator_class(name: str):
+    import cosmic_ray.plugins
+
+    from .operators import OPERATORS
+
+    return OPERATORS[name] if name in OPERATORS else cosmic_ray.plugins.get_operator(name)
 
 
 def _changed(original: list[str], mutated: list[str]) -> tuple[int, list[str], list[str], str]:
@@ -141,10 +151,9 @@ def sites_of(slug: str, source: str) -> list[Site]:
 
 def mutate(site: Site, source: str) -> Mutant | None:
     """The mutant cosmic-ray makes at `site`, or None when the edit changes no line."""
-    import cosmic_ray.plugins
     from cosmic_ray.mutating import mutate_code
 
-    mutated = mutate_code(source, cosmic_ray.plugins.get_operator(site.operator)(), site.occurrence)
+    mutated = mutate_code(source, _operator_class(site.operator)(), site.occurrence)
     if mutated is None or mutated == source:
         return None  # e.g. a bare `except:` that ExceptionReplacer leaves as it is
     lineno, removed, added, diff = _changed(source.splitlines(), mutated.splitlines())
@@ -155,11 +164,14 @@ def mutate(site: Site, source: str) -> Mutant | None:
                   after="\n".join(map(normalise, added)), source=mutated, diff=diff, sampled=site.in_sample())
 
 
-def mutants_of(slug: str, source: str, *, sample: bool = False) -> list[Mutant]:
-    """Every mutant cosmic-ray makes of `source` (only the CI sample's with `sample`), in its order."""
+def mutants_of(slug: str, source: str, *, sample: bool = False, operator: str = "") -> list[Mutant]:
+    """Every mutant cosmic-ray makes of `source`, in its order; only the CI sample's with `sample`, only
+    those of operators whose name matches the regular expression `operator` if given."""
     sites = sites_of(slug, source)
     if sample:
         sites = [s for s in sites if s.in_sample()]
+    if operator:
+        sites = [s for s in sites if re.search(operator, s.operator)]
     return [m for m in (mutate(s, source) for s in sites) if m is not None]
 
 
