@@ -27,7 +27,7 @@ FUNCTIONS = ("sampling_probs", "sample")
 # The worked example of DOMAIN.md and the figures it must reproduce.
 DOMAIN_LOGITS = np.array([8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0])
 DOMAIN_TOP = {0.5: 0.9264, 1.0: 0.7155, 1.5: 0.5495}  # top token's probability at each temperature
-DOMAIN_TEXT = "the DOMAIN.md logits [8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0]"
+DOMAIN_TEXT = "the example logits [8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0]"
 
 # Random top_p values stay this far from every cumulative sum, so that rounding
 # in a different (correct) order of operations can never flip a token in or out.
@@ -217,10 +217,10 @@ def non_negative(cand, ref, rng):
             raise Fail(f"{label}: entry [{i}] is {fmt(out[i])}, not a probability")
 
 
-@invariant("temperature", "temperature divides the logits before the softmax (DOMAIN.md figures)")
+@invariant("temperature", "temperature divides the logits before the softmax (the example's figures)")
 def temperature(cand, ref, rng):
     for t, figure in DOMAIN_TOP.items():
-        out, label = _probs(cand, DOMAIN_LOGITS, what="DOMAIN.md logits", temperature=t)
+        out, label = _probs(cand, DOMAIN_LOGITS, what="the example logits", temperature=t)
         if not abs(out[0] - figure) < 5e-5:
             raise Fail(f"{label}: the top token has probability {fmt(out[0])}, expected {figure} "
                        f"(softmax of logits / temperature, for {DOMAIN_TEXT})")
@@ -311,20 +311,20 @@ def _top_p_case(cand, ref, logits, what, t, k, p, text):
 def top_p(cand, ref, rng):
     # DOMAIN.md: at T=1, top_p=0.9 keeps exactly 2 of the 8 tokens; the other 6 hold 0.0895 of the mass.
     # Reversed, the two most probable tokens come last in vocabulary order.
-    for logits, what in ((DOMAIN_LOGITS, "DOMAIN.md logits"),
-                         (DOMAIN_LOGITS[::-1].copy(), "reversed DOMAIN.md logits")):
+    for logits, what in ((DOMAIN_LOGITS, "the example logits"),
+                         (DOMAIN_LOGITS[::-1].copy(), "the example logits reversed")):
         _top_p_case(cand, ref, logits, what, 1.0, None, 0.9, "")
     # With top_k=3 at T=1.5 the three survivors hold 0.8654 of the mass; renormalised, the first two already
     # reach 0.8, whereas measured on the softmax before top-k it takes all three.
-    _top_p_case(cand, ref, DOMAIN_LOGITS, "DOMAIN.md logits", 1.5, 3, 0.8,
+    _top_p_case(cand, ref, DOMAIN_LOGITS, "the example logits", 1.5, 3, 0.8,
                 " (top-p is measured on the distribution top-k leaves, renormalised, not on the softmax before it)")
     # top_p = 1.0 keeps every token (after top_k). Rounding often leaves the running total a hair below 1.0
     # here (DOMAIN.md logits at T=1, 1.3 and 4, [1, 2, 3], 0..7 at T=3): a cut that is looked for only among the
     # sums reaching top_p (np.argmax(cum >= p) gives 0 when none does) then keeps one token. Every probability
     # is 5e-4 or more, so no rounding (not even float32's) can make the total reach 1 before the last token.
-    full = [(DOMAIN_LOGITS, "DOMAIN.md logits", 1.0, None), (DOMAIN_LOGITS, "DOMAIN.md logits", 1.3, None),
-            (DOMAIN_LOGITS, "DOMAIN.md logits", 4.0, None), (DOMAIN_LOGITS[::-1].copy(), "reversed DOMAIN.md "
-            "logits", 1.0, 5), (np.array([1.0, 2.0, 3.0]), "logits", 1.0, None),
+    full = [(DOMAIN_LOGITS, "the example logits", 1.0, None), (DOMAIN_LOGITS, "the example logits", 1.3, None),
+            (DOMAIN_LOGITS, "the example logits", 4.0, None), (DOMAIN_LOGITS[::-1].copy(), "the example logits "
+            "reversed", 1.0, 5), (np.array([1.0, 2.0, 3.0]), "logits", 1.0, None),
             (np.array([1.0, 2.0, 3.0]), "logits", 2.0, None), (np.arange(8.0), "logits", 3.0, None),
             (np.arange(12.0), "logits", 3.0, 6)]
     full += [(rng.normal(scale=1.0, size=V), "logits", 1.0, None) for V in (6, 11, 25)]
@@ -364,7 +364,7 @@ def matches_reference(cand, ref, rng):
     # The order of the steps: top_p=0.9 keeps 1 DOMAIN.md token at T=0.5, 2 at T=1 and 5 at T=2 (measured after
     # the temperature), and top_k=3 then top_p=0.8 keeps 2 at T=1.5 (measured after top-k, renormalised).
     for t, k, p in ((0.5, None, 0.9), (2.0, None, 0.9), (2.0, 6, 0.9), (1.5, 3, 0.8)):
-        out, label = _probs(cand, DOMAIN_LOGITS, what="DOMAIN.md logits", **_kwargs(t, k, p))
+        out, label = _probs(cand, DOMAIN_LOGITS, what="the example logits", **_kwargs(t, k, p))
         check_close(out, ref.sampling_probs(DOMAIN_LOGITS, t, k, p), label)
 
 

@@ -218,7 +218,7 @@ def test_unreadable_state_dir_is_not_a_traceback(tmp_path, monkeypatch):
     result = run("start", "softmax")
     assert result.exit_code == 2 and "ATTNPREP_HOME" in result.stderr
     assert "Traceback" not in result.output
-    assert os.path.exists(tmp_path / "softmax.py")
+    assert not os.path.exists(tmp_path / "softmax.py")  # all or nothing: no stub without its clock
 
 
 def test_start_into_an_unwritable_place_is_a_usage_error(tmp_path):

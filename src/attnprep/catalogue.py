@@ -29,7 +29,8 @@ def data_root() -> Path:
 
 class Hint(NamedTuple):
     text: str
-    invariants: tuple[str, ...] = ()
+    invariants: tuple[str, ...] = ()  # the invariants it helps with
+    mistakes: tuple[str, ...] = ()  # and the named mistakes
 
 
 class Exercise(NamedTuple):
@@ -68,15 +69,44 @@ class Exercise(NamedTuple):
         import tomllib
 
         data = tomllib.loads((self.folder / "hints.toml").read_text(encoding="utf-8"))
-        return [Hint(h["text"].strip(), tuple(h.get("invariants", ()))) for h in data["hint"]]
+        return [Hint(h["text"].strip(), tuple(h.get("invariants", ())), tuple(h.get("mistakes", ())))
+                for h in data["hint"]]
+
+
+class Stage(NamedTuple):
+    slug: str
+    ask: str  # what the interviewer says when this stage begins
+
+
+class Track(NamedTuple):
+    """An interview with follow-ups: a chain of exercises under one countdown of `minutes`."""
+
+    name: str
+    title: str
+    minutes: int
+    stages: tuple[Stage, ...]
+
+    @property
+    def target_s(self) -> int:
+        return self.minutes * 60
+
+
+@cache
+def _raw() -> dict:
+    return json.loads((data_root() / "exercises" / "catalogue.json").read_text(encoding="utf-8"))
 
 
 @cache
 def exercises() -> tuple[Exercise, ...]:
     """Every exercise, in catalogue order."""
-    path = data_root() / "exercises" / "catalogue.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return tuple(Exercise(e["slug"], e["title"], int(e["minutes"]), e["difficulty"]) for e in data["exercises"])
+    return tuple(Exercise(e["slug"], e["title"], int(e["minutes"]), e["difficulty"]) for e in _raw()["exercises"])
+
+
+@cache
+def tracks() -> tuple[Track, ...]:
+    """Every interview track, in catalogue order."""
+    return tuple(Track(t["name"], t["title"], int(t["minutes"]), tuple(Stage(s["slug"], s["ask"]) for s in t["stages"]))
+                 for t in _raw().get("tracks", []))
 
 
 def slugs() -> list[str]:

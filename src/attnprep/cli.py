@@ -9,14 +9,60 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from attnprep import __version__
-from attnprep.errors import AttnprepError, NeedsConfirmation
+from attnprep.errors import AttnprepError, NeedsConfirmation, StateUnwritable
 from attnprep.exitcodes import ExitCode
+
+
+class _Commands(TyperGroup):
+    """The command list of `--help` with each description whole (click cuts them to the terminal's width)."""
+
+    def format_commands(self, ctx, formatter) -> None:
+        rows = [(name, cmd.get_short_help_str(limit=10_000)) for name in self.list_commands(ctx)
+                if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _number(text: str, kind: type, what: str, low: float, high: float | None, example: str):
+    """Parse an option's value, or say in plain words what it should be."""
+    try:
+        value = kind(text)
+    except (TypeError, ValueError):
+        raise typer.BadParameter(f"{text!r} is not {what}; give one like {example}") from None
+    if value != value or value < low or (high is not None and value > high):  # NaN compares false
+        bounds = f"from {low:g} to {high:g}" if high is not None else f"{low:g} or more"
+        raise typer.BadParameter(f"{text} is out of range: give {what} {bounds}, like {example}")
+    return value
+
+
+def _timeout(text: str) -> float:
+    return _number(text, float, "a number of seconds", 0.5, 3600, "10 or 2.5")
+
+
+def _seed(text: str) -> int:
+    return _number(text, int, "a whole number", 0, None, "0 or 42")
+
+
+def _jobs(text: str) -> int:
+    return _number(text, int, "a whole number of files", 1, None, "2")
+
+
+def _count(text: str) -> int:
+    return _number(text, int, "a whole number of exercises", 1, None, "2")
+
+
+def _minutes(text: str) -> float:
+    return _number(text, float, "a number of minutes", 0.05, 24 * 60, "30 or 7.5")
+
 
 # Plain help (rich_markup_mode=None) keeps typer from importing its rich help
 # renderer, which would cost more than the rest of `attnprep --help` together.
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="Drill the from-scratch attention questions of ML-engineering interviews.",
                   context_settings={"help_option_names": ["-h", "--help"]})
 
@@ -58,9 +104,9 @@ def root(version: Annotated[bool, typer.Option("--version", callback=_version, i
 
 
 def _progress_rows() -> list[dict]:
-    from attnprep import catalogue, state
+    from attnprep import catalogue, schedule, state
 
-    data = state.load()
+    data, at = state.load(), state.now()
     rows = []
     for ex in catalogue.exercises():
         item = data["exercises"].get(ex.slug) or state.empty_entry()
@@ -69,7 +115,8 @@ def _progress_rows() -> list[dict]:
                      "difficulty": ex.difficulty, "state": kind, "attempts": item["attempts"],
                      "hints_used": item["hints_used"], "started_at": item["started_at"],
                      "first_pass_s": item["first_pass_s"], "best_s": item["best_s"],
-                     "last_status": item["last_status"]})
+                     "last_status": item["last_status"], "due": schedule.due_of(data, ex.slug)})
+        rows[-1]["due_when"] = schedule.when(rows[-1]["due"], at)
     return rows
 
 
@@ -93,7 +140,7 @@ def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")]) 
     from attnprep.engine import invariant_list  # the list comes from the checks themselves
 
     render.invariant_list(invariant_list(ex))
-    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}")
+    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}", soft_wrap=True)
 
 
 @app.command()
@@ -113,16 +160,15 @@ def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
           force: Annotated[bool, typer.Option("--force", help="Replace an existing file (keeps a backup).")] = False,
           ) -> None:
     """Write the exercise's stub and start its interview clock."""
-    from attnprep import catalogue, render, state, workspace
+    from attnprep import catalogue, render, workspace
 
     ex = catalogue.get(slug)
-    path, kept = workspace.write_stub(ex, dir, force)
-    state.record_start(ex.slug, path)
+    [(path, kept)] = workspace.start_exercises([ex], dir, force)  # all or nothing
     if kept:
-        render.err.print(f"kept your previous file as {kept}")
-    render.out.print(f"wrote {path}")
-    render.out.print(f"clock started: target {ex.minutes} minutes")
-    render.out.print(f"next: edit it, then run `attnprep check {path}`")
+        render.err.print(f"kept your previous file as {kept}", soft_wrap=True)
+    render.out.print(f"wrote {path}", soft_wrap=True)
+    render.out.print(f"clock started: target {ex.minutes} minutes", soft_wrap=True)
+    render.out.print(f"next: edit it, then run `attnprep check {path}`", soft_wrap=True)
 
 
 @app.command()
@@ -130,8 +176,10 @@ def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
 def check(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
           as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report on stdout.")] = False,
-          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds for the whole grading.")] = 10.0,
-          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0) -> None:
+          timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                 help="Seconds for the whole grading (0.5 to 3600).")] = 10.0,
+          seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
+                                            help="Seed of the hidden checks' inputs.")] = 0) -> None:
     """Grade a solution file against the exercise's hidden invariants."""
     import time
 
@@ -139,21 +187,32 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     from attnprep.runner import Worker, cpu_limit
 
     path = workspace.file_to_check(file)
-    source = workspace.read_source(path)
+    shown = str(file) if file else str(path)
+    try:
+        source, undecodable = workspace.read_source(path, shown), None
+    except workspace.SourceDecodeError as exc:  # Python would refuse the file: a load error, graded as one
+        source, undecodable = exc.text, exc
     ex = workspace.infer_exercise(path, source, exercise)
     started = time.monotonic()
-    # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
-    worker = Worker(cpu_seconds=cpu_limit(timeout))
-    try:
-        from attnprep import mock, render, state
-        from attnprep.engine import grade
+    if undecodable is None:
+        # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
+        worker = Worker(cpu_seconds=cpu_limit(timeout))
+        try:
+            from attnprep.engine import grade
 
-        report = grade(ex, source, str(file) if file else str(path), seed=seed, timeout=timeout, worker=worker,
-                       started=started)
-    finally:
-        worker.kill()  # already done by grade; this covers a failure before grading began
+            report = grade(ex, source, shown, seed=seed, timeout=timeout, worker=worker, started=started)
+        finally:
+            worker.kill()  # already done by grade; this covers a failure before grading began
+    else:
+        from attnprep.report import Report
+
+        report = Report(exercise=ex.slug, file=shown, status="error", message=str(undecodable), seed=seed)
+    from attnprep import interview, mock, render, schedule, state
+
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
-    state.record_check(ex.slug, report.status, report.failed_ids, report.clock)
+    saved = state.save_check(ex.slug, report, path)
+    schedule.note_check(ex.slug, report)
+    follow_up = interview.after_check(ex.slug, report)  # a passed stage writes the next one
     running = mock.active()
     in_mock = running is not None and ex.slug in running["slugs"]
     left = mock.remaining_s(running) if in_mock else None
@@ -161,18 +220,24 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
         payload = report.to_dict()
         if in_mock:
             payload["mock"] = {"remaining_s": round(max(left, 0.0), 1), "slugs": running["slugs"]}
+        if follow_up:
+            payload["interview"] = {k: v for k, v in follow_up.items() if k != "scorecard"}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
-        render.report(report)
-        if not report.passed:
-            render.out.print(f"stuck? `attnprep hint {ex.slug}`", style="dim")
+        render.report(report, clock_started_now=saved is True)
+        render.next_step(report, ex.slug, timeout, shown)
         if in_mock:
             render.mock_left(left)
+    render.interview_note(follow_up, to_stderr=as_json)
     if in_mock and left <= 0:  # the countdown ran out: the interview is over
-        ended, rows = mock.end()
-        (render.err if as_json else render.out).print("time is up: the mock interview is over")
-        if not as_json:
-            render.scorecard(ended, rows)
+        try:
+            ended, rows = mock.end()
+        except StateUnwritable:
+            ended = None  # save_check has already said that progress is not being saved
+        if ended is not None:
+            (render.err if as_json else render.out).print("time is up: the mock interview is over", soft_wrap=True)
+            if not as_json:
+                render.scorecard(ended, rows)
     raise typer.Exit(int(report.exit_code))
 
 
@@ -181,16 +246,17 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
 def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
          all_: Annotated[bool, typer.Option("--all", help="Reveal every hint.")] = False) -> None:
     """Reveal the next hint of an exercise; hints used are counted."""
-    from attnprep import render, state, workspace
+    from attnprep import render, schedule, state, workspace
 
     ex = workspace.slug_or_last(slug)
     hints = ex.hints()
-    shown, new = state.reveal_hints(ex.slug, [h.invariants for h in hints], all_)
+    shown, new = state.reveal_hints(ex.slug, hints, all_)
+    schedule.note_hints(ex.slug, len(new))
     for n in (shown + new if all_ else new):
         render.hint(n + 1, len(hints), hints[n].text)
     if not new and not all_:
-        render.err.print("every hint is already revealed; `attnprep hint --all` shows them again, "
-                         "`attnprep solution` shows the reference")
+        render.say("every hint is already revealed; `attnprep hint --all` shows them again, "
+                   "`attnprep solution` shows the reference", console=render.err)
 
 
 @app.command()
@@ -198,7 +264,7 @@ def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default
 def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
              yes: Annotated[bool, typer.Option("--yes", "-y", help="Show it without asking.")] = False) -> None:
     """Show the reference solution (asks first if you have not solved the exercise)."""
-    from attnprep import render, state, workspace
+    from attnprep import render, schedule, state, workspace
 
     ex = workspace.slug_or_last(slug)
     solved = (state.load()["exercises"].get(ex.slug) or {}).get("solved", False)
@@ -208,6 +274,7 @@ def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (def
         if not typer.confirm(f"You have not solved `{ex.slug}` yet. Show the solution anyway?"):
             raise typer.Exit(1)
     render.code(ex.solution_path.read_text(encoding="utf-8"), f"reference solution: {ex.slug}")
+    schedule.note_reveal(ex.slug)  # before a pass, seeing the answer rates the exercise "again"
 
 
 @app.command()
@@ -219,7 +286,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on s
     rows = _progress_rows()
     if as_json:
         keys = ("slug", "state", "attempts", "hints_used", "started_at", "first_pass_s", "best_s",
-                "last_status")
+                "last_status", "due")
         payload = {"version": 1, "exercises": [{k: r[k] for k in keys} for r in rows]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
@@ -238,23 +305,25 @@ def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
     if dir is None:
         recorded = (state.load()["exercises"].get(ex.slug) or {}).get("file")
         dir = Path(recorded).parent if recorded else Path(".")
-    path, kept = workspace.write_stub(ex, dir, force=True)
-    state.record_start(ex.slug, path)
+    [(path, kept)] = workspace.start_exercises([ex], dir, force=True)
     if kept:
-        render.out.print(f"kept your previous file as {kept}")
-    render.out.print(f"wrote a fresh {path}; clock restarted (target {ex.minutes} minutes)")
+        render.out.print(f"kept your previous file as {kept}", soft_wrap=True)
+    render.out.print(f"wrote a fresh {path}; clock restarted (target {ex.minutes} minutes)", soft_wrap=True)
 
 
 @app.command()
 @handled
 def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions.")],
           exercise: Annotated[str, typer.Option("--exercise", "-e", help="Exercise slug.")],
-          jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Files graded at once "
+          jobs: Annotated[int | None, typer.Option("--jobs", "-j", parser=_jobs, metavar="N",
+                                                   help="Files graded at once "
                                                    "(default: the number of cores).")] = None,
           json_file: Annotated[Path | None, typer.Option("--json", help="Write every report to this file.")] = None,
           csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a summary table to this file.")] = None,
-          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per file.")] = 10.0,
-          seed: Annotated[int, typer.Option(min=0, help="Seed of the hidden checks' inputs.")] = 0) -> None:
+          timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                 help="Seconds per file (0.5 to 3600).")] = 10.0,
+          seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
+                                            help="Seed of the hidden checks' inputs.")] = 0) -> None:
     """Grade every .py file of a folder (a class's submissions), each in its own isolated worker."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -279,14 +348,18 @@ def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions
 @handled
 def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
-          timeout: Annotated[float, typer.Option(min=0.5, max=3600, help="Seconds per grading.")] = 10.0) -> None:
+          timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                 help="Seconds per grading (0.5 to 3600).")] = 10.0) -> None:
     """Re-grade on every save, with a live clock; press h for the next hint, q to quit."""
     from attnprep import watch as watcher
     from attnprep import workspace
 
     path = workspace.file_to_check(file)
-    ex = workspace.infer_exercise(path, workspace.read_source(path), exercise)
-    watcher.run(path, ex, timeout)
+    try:
+        source = workspace.read_source(path)
+    except workspace.SourceDecodeError as exc:  # the watch shows it as a load error
+        source = exc.text
+    watcher.run(path, workspace.infer_exercise(path, source, exercise), timeout)
 
 
 @app.command()
@@ -298,16 +371,19 @@ def report(html: Annotated[Path | None, typer.Option("--html", help="Write a sel
 
     if html:
         history.write_html(html)
-        render.out.print(f"wrote {html}")
+        render.out.print(f"wrote {html}", soft_wrap=True)
     else:
         render.history_table(history.summary())
 
 
 @app.command("mock")
 @handled
-def mock_(count: Annotated[int, typer.Option("--count", "-n", min=1, help="How many exercises.")] = 2,
-          minutes: Annotated[int | None, typer.Option("--minutes", "-m", min=1, help="Length of the interview "
-                                                      "(default: the exercises' targets added up).")] = None,
+def mock_(count: Annotated[int, typer.Option("--count", "-n", parser=_count, metavar="N",
+                                             help="How many exercises.")] = 2,
+          minutes: Annotated[float | None, typer.Option("--minutes", "-m", parser=_minutes, metavar="M",
+                                                        help="Length of the interview in minutes, fractions "
+                                                        "allowed (default: the exercises' targets added up)."
+                                                        )] = None,
           dir: Annotated[Path, typer.Option("--dir", help="Folder for the stubs.")] = Path("."),
           end: Annotated[bool, typer.Option("--end", help="End the running mock and show the scorecard.")] = False,
           as_json: Annotated[bool, typer.Option("--json", help="With --end: the scorecard as JSON.")] = False,
@@ -326,7 +402,39 @@ def mock_(count: Annotated[int, typer.Option("--count", "-n", min=1, help="How m
     if mock.active():
         render.warning("a mock interview was still running; it is replaced by this one")
     started, written = mock.start(count, minutes, dir)
-    render.mock_started(started, written)
+    render.mock_started(started, written, asked=count)
+
+
+@app.command("next")
+@handled
+def next_(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False) -> None:
+    """What to practise now, and why: the due exercise you most need, else a new one."""
+    from attnprep import schedule
+
+    schedule.print_next(as_json)
+
+
+@app.command()
+@handled
+def review(as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False) -> None:
+    """Every exercise with its next review date (spaced repetition, FSRS)."""
+    from attnprep import schedule
+
+    schedule.print_review(as_json)
+
+
+@app.command("interview")
+@handled
+def interview_(track: Annotated[str | None, typer.Argument(help="Track to start (see --list).")] = None,
+               dir: Annotated[Path, typer.Option("--dir", help="Folder for the stages' files.")] = Path("."),
+               list_: Annotated[bool, typer.Option("--list", help="List the tracks.")] = False,
+               end: Annotated[bool, typer.Option("--end", help="End the running interview with a scorecard.")] = False,
+               as_json: Annotated[bool, typer.Option("--json", help="With --list or --end: JSON on stdout.")] = False,
+               ) -> None:
+    """An interview with follow-ups: a track of exercises, one countdown, each stage after the last passes."""
+    from attnprep import interview
+
+    interview.command(track, dir, show_list=list_, finish=end, as_json=as_json)
 
 
 @app.command()

@@ -1,4 +1,4 @@
-"""Named exit codes of CLI_CONTRACT.md (kept apart so the CLI imports nothing heavier)."""
+"""Named exit codes of docs/cli.md (kept apart so the CLI imports nothing heavier)."""
 
 from enum import IntEnum
 

@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from attnprep import catalogue, state
+from attnprep import catalogue, schedule, state
 
 
 def summary() -> list[dict[str, Any]]:
@@ -19,25 +19,48 @@ def summary() -> list[dict[str, Any]]:
         rows.append({"slug": ex.slug, "title": ex.title, "target_s": ex.target_s, "attempts": item["attempts"],
                      "hints_used": item["hints_used"], "first_pass_s": item["first_pass_s"],
                      "best_s": item["best_s"], "solved": item["solved"],
-                     "top_failures": failures.most_common(3), "checks": len(item["history"])})
+                     "top_failures": failures.most_common(3), "checks": len(item["history"]),
+                     "due": schedule.due_of(data, ex.slug)})
     return rows
 
 
-def _bars(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Geometry of the inline SVG chart: time to first pass against the target, per exercise."""
-    width, left, bar_h, gap = 640, 110, 16, 8
-    longest = max([r["target_s"] for r in rows] + [r["first_pass_s"] or 0 for r in rows] + [1])
-    scale = (width - left - 20) / longest
+_STEPS_MIN = (1, 2, 5, 10, 15, 20, 30, 60, 120, 240, 480, 960)
+# A time longer than this many times the longest target is an outlier: it is drawn to the end of the axis,
+# marked as cut, and its value printed, so one very long attempt does not squash every other bar.
+OUTLIER_FACTOR = 2.0
+
+
+def _pct(seconds: float, top: float) -> float:
+    return round(100.0 * min(seconds, top) / top, 2)
+
+
+def chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The time-to-first-pass chart: bars and target marks in percent of the axis, which follows the page width.
+
+    The axis runs from 0 to a round number of minutes that holds every target
+    and every time up to OUTLIER_FACTOR times the longest target; a longer
+    time is capped at the end of the axis with its value printed.
+    """
+    from attnprep.plain import minutes
+
+    longest_target = max([r["target_s"] for r in rows] + [60])
+    limit = OUTLIER_FACTOR * longest_target
+    times = [r["first_pass_s"] for r in rows if r["first_pass_s"] is not None]
+    top = max([longest_target] + [t for t in times if t <= limit])
+    step = next((m * 60 for m in _STEPS_MIN if top / (m * 60) <= 6), _STEPS_MIN[-1] * 60)
+    top = step * -(-top // step)  # round up to a whole tick
+    ticks = [{"pct": _pct(k * step, top), "label": f"{k * step // 60:g}"} for k in range(int(top // step) + 1)]
     bars = []
-    for i, r in enumerate(rows):
-        y = 10 + i * (bar_h + gap)
+    for r in rows:
         passed = r["first_pass_s"]
-        bars.append({"slug": r["slug"], "y": y, "text_y": y + bar_h - 4,
-                     "target_x": left + r["target_s"] * scale,
-                     "width": (passed or 0) * scale, "over": passed is not None and passed > r["target_s"],
-                     "passed": passed is not None})
-    return {"width": width, "height": 20 + len(rows) * (bar_h + gap), "left": left, "bar_h": bar_h,
-            "bars": bars}
+        bar = {"slug": r["slug"], "target_pct": _pct(r["target_s"], top), "target": minutes(r["target_s"]),
+               "passed": passed is not None, "over": passed is not None and passed > r["target_s"],
+               "capped": passed is not None and passed > top, "value": minutes(passed), "width_pct": 0.0}
+        if passed is not None:
+            bar["width_pct"] = max(_pct(passed, top), 0.3)  # a pass in seconds still shows as a sliver
+        bar["label_inside"] = bar["width_pct"] > 85  # no room after the bar: print the value inside its end
+        bars.append(bar)
+    return {"ticks": ticks, "bars": bars, "top_minutes": top / 60, "cut_after": minutes(top)}
 
 
 def write_html(path: Path) -> None:
@@ -49,6 +72,6 @@ def write_html(path: Path) -> None:
                              autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["clock"] = minutes
     rows = summary()
-    html = env.get_template("report.html.j2").render(rows=rows, chart=_bars(rows), generated=state.now_iso(),
+    html = env.get_template("report.html.j2").render(rows=rows, chart=chart(rows), generated=state.now_iso(),
                                                      solved=sum(r["solved"] for r in rows))
     path.write_text(html, encoding="utf-8")

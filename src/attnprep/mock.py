@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -28,28 +27,31 @@ def pick(data: dict[str, Any], count: int) -> list[Exercise]:
     return ranked[:count]
 
 
-def start(count: int, minutes: int | None, folder: Path) -> tuple[dict[str, Any], list[tuple[Path, Path | None]]]:
-    """Write the stubs (backing up any file in the way) and start one countdown for all."""
+def start(count: int, minutes: float | None, folder: Path) -> tuple[dict[str, Any], list[tuple[Path, Path | None]]]:
+    """Write the stubs (backing up any file in the way) and start one countdown for all, all or nothing."""
     chosen = pick(state.load(), count)
     if not chosen:
         raise AttnprepError("every exercise is solved already: nothing left for a mock interview",
                             "`attnprep reset SLUG` an exercise to practise it again")
-    written = [workspace.write_stub(ex, folder, force=True) for ex in chosen]
     total = minutes if minutes is not None else sum(ex.minutes for ex in chosen)
-    with state.updating() as data:
-        mock = {"started_at": state.now_iso(), "minutes": total, "slugs": [ex.slug for ex in chosen],
-                "hints_at_start": {}, "ended": False}
-        for ex, (path, _) in zip(chosen, written, strict=True):
-            item = state.entry(data, ex.slug)
-            item["started_at"], item["file"] = mock["started_at"], str(path)
+    if isinstance(total, float) and total.is_integer():
+        total = int(total)
+    mock: dict[str, Any] = {}
+
+    def record(data: dict[str, Any], pairs: list[tuple[Exercise, Path]]) -> None:
+        mock.update({"started_at": state.now_iso(), "minutes": total, "slugs": [ex.slug for ex, _ in pairs],
+                     "hints_at_start": {}, "ended": False})
+        for ex, path in reversed(pairs):  # the first exercise ends up as the one started last
+            item = state.start_entry(data, ex.slug, path, at=mock["started_at"])
             mock["hints_at_start"][ex.slug] = item["hints_used"]
-        data["last_started"] = chosen[0].slug
         data["mock"] = mock
+
+    written = workspace.start_exercises(chosen, folder, force=True, record=record)
     return mock, written
 
 
 def remaining_s(mock: dict[str, Any], at: float | None = None) -> float:
-    return mock["minutes"] * 60 - ((at or time.time()) - state.parse_iso(mock["started_at"]))
+    return mock["minutes"] * 60 - ((at or state.now()) - state.parse_iso(mock["started_at"]))
 
 
 def active() -> dict[str, Any] | None:

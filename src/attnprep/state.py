@@ -3,7 +3,9 @@
 One JSON file under ATTNPREP_HOME (or the user's data directory). Every
 update holds an exclusive lock and replaces the file atomically, so
 concurrent runs lose nothing and a kill mid-write leaves the old file whole.
-A file that does not validate is set aside with a warning, never a crash.
+Damage is repaired record by record with a warning, never a crash: every
+valid exercise record is kept, a damaged one starts afresh, and one copy of
+the damaged file is kept beside it.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-STATE_VERSION = 1
+STATE_VERSION = 2
 HISTORY_KEEP = 200
 
 
@@ -38,8 +40,27 @@ def progress_path() -> Path:
     return state_dir() / "progress.json"
 
 
+def now() -> float:
+    """Seconds since the epoch: the system clock, or the UTC stamp in ATTNPREP_NOW (a fake clock for tests)."""
+    fixed = os.environ.get("ATTNPREP_NOW")
+    if not fixed:
+        return time.time()
+    try:
+        return parse_iso(fixed)
+    except ValueError:
+        from attnprep.errors import AttnprepError
+
+        raise AttnprepError(f"ATTNPREP_NOW={fixed!r} is not a UTC time such as 2026-11-29T12:00:00Z",
+                            "unset ATTNPREP_NOW to use the system clock") from None
+
+
+def iso(at: float) -> str:
+    """Seconds since the epoch as a stamp that parse_iso reads back."""
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return iso(now())
 
 
 def parse_iso(text: str) -> float:
@@ -66,64 +87,165 @@ _ENTRY_TYPES = {"started_at": (str, type(None)), "file": (str, type(None)), "att
                 "solved": bool, "history": list, "hints_shown": list}
 
 
-def _valid(data: Any) -> bool:
-    if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+class _Unusable(ValueError):
+    """The file as a whole is not progress (not JSON, not an object, another version): nothing can be kept."""
+
+
+def _valid_mock(mock: Any) -> bool:
+    return (isinstance(mock, dict) and isinstance(mock.get("slugs"), list)
+            and isinstance(mock.get("minutes"), (int, float)) and not isinstance(mock.get("minutes"), bool)
+            and isinstance(mock.get("hints_at_start"), dict) and isinstance(mock.get("started_at"), str)
+            and _is_stamp(mock["started_at"]))
+
+
+def _is_stamp(text: str) -> bool:
+    try:
+        parse_iso(text)
+    except ValueError:
         return False
-    if not isinstance(data.get("exercises"), dict) or not isinstance(data.get("last_started"), (str, type(None))):
-        return False
-    mock = data.get("mock")
-    if mock is not None and not (isinstance(mock, dict) and isinstance(mock.get("slugs"), list)
-                                 and isinstance(mock.get("minutes"), (int, float))
-                                 and isinstance(mock.get("hints_at_start"), dict)
-                                 and isinstance(mock.get("started_at"), str)):
-        return False
-    for entry in data["exercises"].values():
-        if not isinstance(entry, dict):
-            return False
-        for key, types in _ENTRY_TYPES.items():
-            if key in entry and not isinstance(entry[key], types):
-                return False
-        stamps = [entry.get("started_at")] if isinstance(entry.get("started_at"), str) else []
-        for item in entry.get("history", []):
-            if not (isinstance(item, dict) and isinstance(item.get("at"), str)
-                    and isinstance(item.get("status"), str) and isinstance(item.get("failed", []), list)):
-                return False
-            stamps.append(item["at"])
-        try:
-            for stamp in stamps:
-                parse_iso(stamp)
-        except ValueError:
-            return False
     return True
 
 
-def _set_aside(path: Path, why: str) -> None:
+def _valid_entry(entry: Any) -> bool:
+    """One exercise's record: every known field of the right type, every time stamp readable."""
+    if not isinstance(entry, dict):
+        return False
+    for key, types in _ENTRY_TYPES.items():
+        if key in entry and (not isinstance(entry[key], types) or (types is int and isinstance(entry[key], bool))):
+            return False
+    stamps = [entry["started_at"]] if isinstance(entry.get("started_at"), str) else []
+    for item in entry.get("history", []):
+        if not (isinstance(item, dict) and isinstance(item.get("at"), str)
+                and isinstance(item.get("status"), str) and isinstance(item.get("failed", []), list)
+                and isinstance(item.get("mistakes", []), list)):
+            return False
+        stamps.append(item["at"])
+    return all(_is_stamp(stamp) for stamp in stamps)
+
+
+def _valid(data: Any) -> bool:
+    """True when the whole file validates, with nothing to repair."""
+    try:
+        return not _repair(data)[1]
+    except _Unusable:
+        return False
+
+
+def _repair(data: Any) -> tuple[dict[str, Any], list[str]]:
+    """The progress with each damaged part reset, and what was reset; every valid record is kept.
+
+    Raises _Unusable when nothing of the file can be trusted.
+    """
+    if not isinstance(data, dict):
+        raise _Unusable("not a JSON object")
+    if data.get("version") != STATE_VERSION:
+        raise _Unusable(f"version {data.get('version')!r}, expected {STATE_VERSION}")
+    damaged: list[str] = []
+    exercises = data.get("exercises")
+    if not isinstance(exercises, dict):
+        damaged.append("the list of exercises")
+        exercises = {}
+    kept: dict[str, Any] = {}
+    for slug, item in exercises.items():
+        if _valid_entry(item):
+            kept[slug] = {**empty_entry(), **item}
+        else:
+            damaged.append(f"the record of `{slug}`")
+            kept[slug] = empty_entry()
+    repaired = {**data, "exercises": kept}  # keys this version does not know are kept as they are
+    if not isinstance(data.get("last_started"), (str, type(None))):
+        damaged.append("the exercise started last")
+        repaired["last_started"] = None
+    repaired.setdefault("last_started", None)
+    if data.get("mock") is not None and not _valid_mock(data["mock"]):
+        damaged.append("the mock interview")
+        repaired.pop("mock")
+    return repaired, damaged
+
+
+def _set_aside(path: Path, raw: bytes, move: bool) -> str | None:
+    """Keep one copy of a damaged file next to it; its name, or None if it could not be kept."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.damaged-{stamp}-{os.getpid()}")
-    with contextlib.suppress(OSError):
-        os.replace(path, target)
-    sys.stderr.write(f"warning: the progress file {path} was damaged ({why}); "
-                     f"it was set aside as {target.name} and progress starts afresh\n")
+    n = 1
+    while target.exists():  # never replace an earlier copy
+        target = path.with_name(f"{path.name}.damaged-{stamp}-{os.getpid()}-{n}")
+        n += 1
+    try:
+        if move:
+            os.replace(path, target)
+        else:
+            target.write_bytes(raw)
+    except OSError:
+        return None
+    return target.name
 
 
-def _read_unlocked(path: Path) -> dict[str, Any]:
+_said: set[str] = set()
+
+
+def _warn_once(text: str) -> None:
+    """One process says each warning once, however often it reads the progress."""
+    if text not in _said:
+        _said.add(text)
+        sys.stderr.write(text)
+
+
+def _warn_damage(path: Path, what: str, kept_as: str | None, outcome: str) -> None:
+    where = f"a copy of it is kept as {kept_as}" if kept_as else "no copy could be kept (the folder is not writable)"
+    text = f"warning: the progress file {path} was damaged ({what}); {outcome}; {where}\n"
+    if kept_as:  # repaired on disk: this damage is not met again
+        sys.stderr.write(text)
+    else:  # left as it is: every read meets it again, say it once
+        _warn_once(text)
+
+
+def _read_unlocked(path: Path, can_write: bool = True) -> dict[str, Any]:
+    """Read and validate; repair damage in place (one copy of the damaged file is kept) when we can write."""
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no progress yet (or no folder that could hold it)
         return empty_state()
     except OSError as exc:
-        sys.stderr.write(f"warning: cannot read the progress file {path} ({exc.strerror})\n")
+        _warn_once(f"warning: cannot read the progress file {path} ({exc.strerror})\n")
         return empty_state()
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        _set_aside(path, "not valid JSON")
+        data, damaged = _repair(migrate(json.loads(raw.decode("utf-8"))))
+    except (UnicodeDecodeError, ValueError) as exc:
+        why = exc.args[0] if isinstance(exc, _Unusable) else "not valid JSON"
+        kept_as = _set_aside(path, raw, move=True) if can_write else None
+        _warn_damage(path, why, kept_as, "progress starts afresh")
         return empty_state()
-    if not _valid(data):
-        _set_aside(path, "unexpected contents")
-        return empty_state()
-    for slug, entry in data["exercises"].items():
-        data["exercises"][slug] = {**empty_entry(), **entry}
+    if damaged:
+        kept_as = None
+        if can_write:
+            kept_as = _set_aside(path, raw, move=False)
+            try:
+                _write_atomic(path, data)  # repaired on disk: the next read finds nothing to set aside
+            except OSError:
+                pass
+        _warn_damage(path, ", ".join(damaged), kept_as,
+                     "what was damaged starts afresh and every other record is kept")
+    return data
+
+
+def _to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 adds `schedule` (spaced review, see schedule.py), rebuilt from the history; nothing is dropped."""
+    from attnprep import schedule
+
+    data["schedule"] = schedule.from_history(data)
+    data["version"] = 2
+    return data
+
+
+# Each step takes a file of version N (the key) to N + 1, keeping everything the older version wrote.
+_MIGRATIONS = {1: _to_v2}
+
+
+def migrate(data: Any) -> Any:
+    """A progress file of an older version, brought up to STATE_VERSION; anything else is returned as it is."""
+    while isinstance(data, dict) and data.get("version") in _MIGRATIONS:
+        data = _MIGRATIONS[data["version"]](data)
     return data
 
 
@@ -133,8 +255,8 @@ def load() -> dict[str, Any]:
     try:
         with _locked(path.parent):
             return _read_unlocked(path)
-    except OSError:  # an unwritable state directory: read without the lock
-        return _read_unlocked(path)
+    except OSError:  # an unwritable state directory: read without the lock, repair nothing on disk
+        return _read_unlocked(path, can_write=False)
 
 
 @contextlib.contextmanager
@@ -193,26 +315,46 @@ def clock_of(item: dict[str, Any] | None, target_s: int, at: float | None = None
     """The interview clock as the report shows it, or None if never started."""
     if not item or not item.get("started_at"):
         return None
-    elapsed = max(0.0, (at or time.time()) - parse_iso(item["started_at"]))
+    elapsed = max(0.0, (at or now()) - parse_iso(item["started_at"]))
     return {"started_at": item["started_at"], "elapsed_s": round(elapsed, 1), "target_s": target_s}
+
+
+def start_entry(data: dict[str, Any], slug: str, file: Path | str | None, at: str | None = None) -> dict[str, Any]:
+    """Start (or restart) the clock of `slug` in `data`; it becomes the exercise started last."""
+    item = entry(data, slug)
+    item["started_at"] = at or now_iso()
+    if file is not None:
+        item["file"] = str(file)
+    data["last_started"] = slug
+    return item
 
 
 def record_start(slug: str, file: Path) -> None:
     with updating() as data:
-        item = entry(data, slug)
-        item["started_at"], item["file"] = now_iso(), str(file)
-        data["last_started"] = slug
+        start_entry(data, slug, file)
 
 
-def record_check(slug: str, status: str, failed: list[str], clock: dict[str, Any] | None) -> None:
-    """Count one attempt; on a pass, update time to first pass and best time."""
+def record_check(slug: str, status: str, failed: list[str], clock: dict[str, Any] | None, *,
+                 mistakes: Sequence[str] = (), file: Path | str | None = None) -> bool:
+    """Count one attempt; on a pass, update time to first pass and best time.
+
+    A check of an exercise that was never started starts its clock at that
+    check (and makes it the exercise started last), so every exercise with an
+    attempt has a start time. That first check is untimed: it has no clock
+    reading, and a pass there sets no time to first pass or best time.
+    Returns True when this check started the clock.
+    """
     with updating() as data:
         item = entry(data, slug)
+        started_now = item["started_at"] is None
+        if started_now:
+            start_entry(data, slug, file if item["file"] is None else None)
+            clock = None
         item["attempts"] += 1
         item["last_status"] = status
         elapsed = clock["elapsed_s"] if clock else None
-        item["history"] = (item["history"] + [{"at": now_iso(), "status": status, "failed": failed,
-                                               "clock_s": elapsed}])[-HISTORY_KEEP:]
+        item["history"] = (item["history"] + [{"at": now_iso(), "status": status, "failed": list(failed),
+                                               "mistakes": list(mistakes), "clock_s": elapsed}])[-HISTORY_KEEP:]
         if status == "pass":
             item["solved"] = True
             if elapsed is not None:
@@ -220,24 +362,51 @@ def record_check(slug: str, status: str, failed: list[str], clock: dict[str, Any
                     item["first_pass_s"] = elapsed
                 if item["best_s"] is None or elapsed < item["best_s"]:
                     item["best_s"] = elapsed
+        return started_now
 
 
-def reveal_hints(slug: str, keyed_to: list[tuple[str, ...]], everything: bool) -> tuple[list[int], list[int]]:
+_unsaved_said = False
+
+
+def save_check(slug: str, report: Any, file: Path | str | None = None) -> bool | None:
+    """Record a check's report; if progress cannot be written, say so once on stderr and go on.
+
+    Returns whether this check started the exercise's clock, or None when nothing was saved.
+    The verdict never depends on it: a check grades and exits as usual either way.
+    """
+    global _unsaved_said
+    from attnprep.errors import StateUnwritable
+
+    try:
+        return record_check(slug, report.status, report.failed_ids, report.clock,
+                            mistakes=[m["id"] for m in report.mistakes], file=file)
+    except StateUnwritable as exc:
+        if not _unsaved_said:
+            _unsaved_said = True
+            sys.stderr.write(f"warning: progress was not saved ({exc}); {exc.hint}\n")
+        return None
+
+
+def reveal_hints(slug: str, hints: Sequence[Any], everything: bool) -> tuple[list[int], list[int]]:
     """Reveal the next hint (or all); return (already shown, newly shown) hint indices.
 
-    `keyed_to[i]` are the invariants hint i helps with. After a failed check the
-    next hint is the first unrevealed one keyed to an invariant that failed.
+    Each hint has `invariants` (and may have `mistakes`): the ids it helps
+    with. After a failed check the next hint is the first unrevealed one about
+    the first mistake that check named, else about its first failed
+    invariant (then the next ones), else the next in order.
     """
     with updating() as data:
         item = entry(data, slug)
-        shown = [i for i in item["hints_shown"] if isinstance(i, int) and 0 <= i < len(keyed_to)]
-        shown += [i for i in range(min(item["hints_used"], len(keyed_to))) if i not in shown]  # older files
-        hidden = [i for i in range(len(keyed_to)) if i not in shown]
+        shown = [i for i in item["hints_shown"] if isinstance(i, int) and 0 <= i < len(hints)]
+        shown += [i for i in range(min(item["hints_used"], len(hints))) if i not in shown]  # older files
+        hidden = [i for i in range(len(hints)) if i not in shown]
         if everything:
             new = hidden
         else:
-            failed = set(item["history"][-1].get("failed", [])) if item["history"] else set()
-            keyed = [i for i in hidden if failed & set(keyed_to[i])]
+            last = item["history"][-1] if item["history"] else {}
+            wanted = [("mistakes", m) for m in last.get("mistakes", [])]
+            wanted += [("invariants", i) for i in last.get("failed", [])]
+            keyed = [i for kind, key in wanted for i in hidden if key in getattr(hints[i], kind, ())]
             new = (keyed or hidden)[:1]
         item["hints_shown"] = shown + new
         item["hints_used"] = len(item["hints_shown"])

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from attnprep import catalogue, state
@@ -51,6 +54,59 @@ def write_stub(exercise: Exercise, folder: Path, force: bool) -> tuple[Path, Pat
     return path, kept
 
 
+def _undo_stub(path: Path, kept: Path | None) -> None:
+    """Put back what write_stub replaced: the previous file from its backup, or no file at all."""
+    with contextlib.suppress(OSError):
+        if kept is not None:
+            os.replace(kept, path)
+        else:
+            path.unlink()
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """The folders that writing into `folder` would create, deepest first."""
+    missing, here = [], folder.resolve()
+    while not here.exists() and here != here.parent:
+        missing.append(here)
+        here = here.parent
+    return missing
+
+
+Record = Callable[[dict, list[tuple[Exercise, Path]]], None]
+
+
+def start_exercises(exercises: Sequence[Exercise], folder: Path, force: bool,
+                    record: Record | None = None) -> list[tuple[Path, Path | None]]:
+    """Write each stub and start its clock, all or nothing.
+
+    The stubs are written while the progress lock is held, and `record`
+    (default: start each clock) changes the progress before it is saved. If
+    any stub or the progress cannot be written, every stub written so far is
+    taken back (a replaced file is restored from its backup), so a failed
+    `start` leaves neither a stub without a clock nor a clock without a stub.
+    """
+    written: list[tuple[Path, Path | None]] = []
+    made = _missing_folders(folder)
+    try:
+        with state.updating() as data:
+            for ex in exercises:
+                written.append(write_stub(ex, folder, force))
+            pairs = [(ex, path) for ex, (path, _) in zip(exercises, written, strict=True)]
+            if record is None:
+                for ex, path in pairs:
+                    state.start_entry(data, ex.slug, path)
+            else:
+                record(data, pairs)
+    except BaseException:
+        for path, kept in reversed(written):
+            _undo_stub(path, kept)
+        for created in made:
+            with contextlib.suppress(OSError):
+                created.rmdir()
+        raise
+    return written
+
+
 def slug_or_last(slug: str | None) -> Exercise:
     """The named exercise, or the one started most recently."""
     if slug:
@@ -93,10 +149,61 @@ def file_to_check(file: Path | None) -> Path:
     return file
 
 
-def read_source(path: Path) -> str:
+class SourceDecodeError(Exception):
+    """The file's bytes are not text in the encoding Python would read it with: a load error, not a usage error."""
+
+    def __init__(self, message: str, text: str) -> None:
+        super().__init__(message)
+        self.text = text  # decoded with replacement characters, enough to read the `# attnprep: SLUG` line
+
+
+def read_source(path: Path, shown_as: str | None = None) -> str:
+    """The file's text, decoded exactly as Python's import decodes it (PEP 263 and 3120).
+
+    A UTF-8 byte order mark is accepted and a `# coding:` line is honoured;
+    bytes that are not UTF-8 without such a line raise SourceDecodeError with
+    the message `python FILE` gives, so a file never passes here that Python
+    itself would refuse to run.
+    """
+    import importlib.util
+
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise MissingFile(f"cannot read {path}: {exc.strerror}") from None
-    # Undecodable bytes become U+FFFD, which then fails as a syntax error with a line.
-    return raw.decode("utf-8", errors="replace")
+    try:
+        return importlib.util.decode_source(raw)
+    except (SyntaxError, UnicodeDecodeError) as exc:
+        raise SourceDecodeError(_decode_message(raw, exc, shown_as or str(path)),
+                                raw.decode("utf-8", errors="replace")) from None
+
+
+def _decode_message(raw: bytes, exc: Exception, name: str) -> str:
+    """Python's own words for a file it cannot decode, with the line where the first bad byte is."""
+    import codecs
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except SyntaxError as bad_cookie:
+        if not str(bad_cookie.msg).startswith("invalid or missing encoding declaration"):
+            return f"SyntaxError on line 1: {bad_cookie.msg}"  # "unknown encoding: foo", a BOM with another cookie
+        encoding = "utf-8"  # no cookie, and the first two lines are not UTF-8
+    try:
+        codecs.decode(raw, encoding)
+        start = 0
+    except UnicodeDecodeError as undecodable:
+        start = undecodable.start
+    except LookupError:
+        start = 0
+    line = raw[:start].count(b"\n") + 1
+    if encoding in ("utf-8", "utf-8-sig") and not _declares_encoding(raw):
+        return (f"SyntaxError on line {line}: Non-UTF-8 code starting with '\\x{raw[start]:02x}' in file {name} "
+                f"on line {line}, but no encoding declared; see https://peps.python.org/pep-0263/ for details")
+    return f"SyntaxError on line {line}: the bytes are not valid {encoding}, the encoding the file declares ({exc})"
+
+
+def _declares_encoding(raw: bytes) -> bool:
+    cookie = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+    return any(cookie.match(line) for line in raw.splitlines()[:2])
