@@ -9,9 +9,14 @@ causal mask may call `torch.softmax`, the softmax exercise may not.
 from __future__ import annotations
 
 import ast
+import threading
 from typing import NamedTuple
 
 ID = "from-scratch"
+# CPython 3.11 keeps the AST constructor's recursion depth in state shared by all threads, so two
+# ast.parse calls at once (`grade --jobs 2` grades in threads) can fail with a spurious SystemError
+# ("AST constructor recursion depth mismatch", CPython gh-106905). One parse at a time.
+_PARSE_LOCK = threading.Lock()
 DESCRIPTION = "does not call the library's own implementation of what the exercise asks you to write"
 
 _ATTENTION = (
@@ -100,7 +105,8 @@ def shortcuts(slug: str, source: str) -> list[Shortcut]:
     forbidden = FORBIDDEN.get(slug, ())
     methods = METHODS.get(slug, ())
     try:
-        tree = ast.parse(source)
+        with _PARSE_LOCK:
+            tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
     aliases = _aliases(tree)
