@@ -1,6 +1,5 @@
 """Mutation testing of the graders: mutant identity, the ledgers, and the fixed CI sample graded end to end."""
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,9 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SOFTMAX = (ROOT / "solutions" / "softmax.py").read_text(encoding="utf-8")
 
 
-def _command(*args, env=None):
+def _command(*args):
     return subprocess.run([sys.executable, "-m", "tests.mutation", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600, env=env)
+                          text=True, timeout=600)
 
 
 def test_every_reference_has_mutation_sites_and_some_in_the_sample():
@@ -98,10 +97,18 @@ def test_a_mutant_that_hangs_is_killed_by_timeout():
 
 
 def test_usage_errors():
-    env = {**os.environ, "ATTNPREP_HOME": "/nonexistent-is-not-used"}
-    bad = _command("nosuch", env=env)
+    bad = _command("nosuch")
     assert bad.returncode == 2 and "error: unknown exercise" in bad.stderr and "hint:" in bad.stderr
-    assert _command("--jobs", "3", "softmax", env=env).returncode == 2
+    assert _command("--jobs", "3", "softmax").returncode == 2
+    assert _command("--timeout", "0", "softmax").returncode == 2
+
+
+def test_list_names_every_mutant_of_an_exercise():
+    listed = _command("softmax", "--list")
+    assert listed.returncode == 0
+    lines = listed.stdout.splitlines()
+    assert len(lines) == len(core.mutants_of("softmax", SOFTMAX))
+    assert all(line.startswith("softmax ") for line in lines)
 
 
 @pytest.mark.mutation
