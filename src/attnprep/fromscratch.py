@@ -9,14 +9,9 @@ causal mask may call `torch.softmax`, the softmax exercise may not.
 from __future__ import annotations
 
 import ast
-import threading
 from typing import NamedTuple
 
 ID = "from-scratch"
-# CPython 3.11 keeps the AST constructor's recursion depth in state shared by all threads, so two
-# ast.parse calls at once (`grade --jobs 2` grades in threads) can fail with a spurious SystemError
-# ("AST constructor recursion depth mismatch", CPython gh-106905). One parse at a time.
-_PARSE_LOCK = threading.Lock()
 DESCRIPTION = "does not call the library's own implementation of what the exercise asks you to write"
 
 _ATTENTION = (
@@ -104,8 +99,10 @@ def shortcuts(slug: str, source: str) -> list[Shortcut]:
     """Every reference in `source` to the library's implementation of exercise `slug`, by line."""
     forbidden = FORBIDDEN.get(slug, ())
     methods = METHODS.get(slug, ())
+    from attnprep.wire import PARSE_LOCK  # the judge's NumPy is loaded by now
+
     try:
-        with _PARSE_LOCK:
+        with PARSE_LOCK:  # grading runs in threads (grade --jobs): one AST parse at a time, np.load's too
             tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
