@@ -117,3 +117,15 @@ def test_the_ci_sample_has_no_unexplained_survivor():
     done = _command("--sample", "--quiet")
     assert "exercise" in done.stdout and "total" in done.stdout, done.stderr
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_our_operators_make_their_examples():
+    from cosmic_ray.mutating import mutate_code
+    from mutation.operators import OPERATORS
+
+    for name, cls in OPERATORS.items():
+        for example in cls.examples():
+            got = mutate_code(example.pre_mutation_code, cls(), example.occurrence)
+            assert got == example.post_mutation_code, (name, example)
+    # A name being defined is not a call to swap.
+    assert mutate_code("def max(a):\n    return a\n", OPERATORS["attnprep/ReplaceNumpyName"](), 0) is None
