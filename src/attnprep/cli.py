@@ -95,6 +95,27 @@ def handled(fn):
     return wrapper
 
 
+def _sandbox_mode(text: str) -> str:
+    if text not in ("auto", "required", "off"):
+        raise typer.BadParameter(f"{text!r} is not a sandbox mode; give auto, required or off")
+    return text
+
+
+def _sandbox_option(what: str):
+    return typer.Option("--sandbox", parser=_sandbox_mode, metavar="auto|required|off",
+                        help=f"Run {what} inside bubblewrap: auto (where it can start, else without it, said once "
+                        "on stderr), required (else exit 2) or off.")
+
+
+def _use_sandbox(mode: str, probe: bool = False) -> None:
+    from attnprep import sandbox
+
+    sandbox.set_mode(mode)
+    sandbox.require()  # --sandbox required with no sandbox possible: exit 2 before anything runs
+    if probe:
+        sandbox.probe()  # find out now rather than in the middle of a live view
+
+
 # Exercise packs to load beside the built-in exercises (docs/authoring.md); repeatable.
 PackOption = Annotated[list[Path] | None, typer.Option(
     "--pack", help="Also load the exercise pack in this folder (repeatable; see also ATTNPREP_PACKS).")]
@@ -117,6 +138,16 @@ def _version(value: bool) -> None:
 def root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                                help="Show the version and exit.")] = False) -> None:
     """Drill the from-scratch attention questions of ML-engineering interviews."""
+
+
+def _say_unsandboxed() -> None:
+    from attnprep import sandbox
+
+    note = sandbox.note_once()
+    if note:
+        from attnprep import render
+
+        render.warning(note)
 
 
 def _progress_rows() -> list[dict]:
@@ -203,6 +234,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
                                                  help="Seconds for the whole grading (0.5 to 3600).")] = 10.0,
           seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
                                             help="Seed of the hidden checks' inputs.")] = 0,
+          sandbox: Annotated[str, _sandbox_option("the worker")] = "auto",
           pack: PackOption = None) -> None:
     """Grade a solution file against the exercise's hidden invariants."""
     import time
@@ -219,28 +251,33 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     except workspace.SourceDecodeError as exc:  # Python would refuse the file: a load error, graded as one
         source, undecodable = exc.text, exc
     ex = workspace.infer_exercise(path, source, exercise)
+    _use_sandbox(sandbox)
     started = time.monotonic()
-    if undecodable is None:
-        # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
-        worker = Worker(cpu_seconds=cpu_limit(timeout))
-        try:
+    # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
+    worker = Worker(cpu_seconds=cpu_limit(timeout)) if undecodable is None else None
+    try:
+        # Imported before the file is loaded: without the sandbox the file could rewrite an installed module
+        # that attnprep would import only after it ran.
+        from attnprep import interview, mock, render, schedule, state
+
+        if worker is not None:
             from attnprep.engine import grade
 
             report = grade(ex, source, shown, seed=seed, timeout=timeout, worker=worker, started=started)
-        except Exception as exc:
-            if ex.pack:  # an exercise pack's grader or reference raised: the pack's bug, not attnprep's
-                from attnprep.catalogue import pack_bug
+        else:
+            from attnprep.report import Report
 
-                raise pack_bug(ex, exc) from exc
-            raise
-        finally:
+            report = Report(exercise=ex.slug, file=shown, status="error", message=str(undecodable), seed=seed)
+    except Exception as exc:
+        if ex.pack:  # an exercise pack's grader or reference raised: the pack's bug, not attnprep's
+            from attnprep.catalogue import pack_bug
+
+            raise pack_bug(ex, exc) from exc
+        raise
+    finally:
+        if worker is not None:
             worker.kill()  # already done by grade; this covers a failure before grading began
-    else:
-        from attnprep.report import Report
-
-        report = Report(exercise=ex.slug, file=shown, status="error", message=str(undecodable), seed=seed)
-    from attnprep import interview, mock, render, schedule, state
-
+    _say_unsandboxed()
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
     saved = state.save_check(ex.slug, report, path)
     schedule.note_check(ex.slug, report)
@@ -393,6 +430,7 @@ def grade(paths: Annotated[list[Path], typer.Argument(
                                                  help="Seconds per file (0.5 to 3600).")] = 10.0,
           seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
                                             help="Seed of the hidden checks' inputs.")] = 0,
+          sandbox: Annotated[str, _sandbox_option("every worker")] = "required",
           shard: Annotated[str | None, typer.Option("--shard", metavar="K/N", help="Grade only shard K of N: a "
                                                     "fixed 1/N of the files, by a hash of each file's name.")] = None,
           merge: Annotated[bool, typer.Option("--merge", help="Combine the JSON that `grade --shard K/N --json` "
@@ -405,7 +443,7 @@ def grade(paths: Annotated[list[Path], typer.Argument(
     if merge:
         result = _merge_shards(paths, exercise, shard)
     else:
-        result = _grade_folder(paths, exercise, jobs, timeout, seed, shard)
+        result = _grade_folder(paths, exercise, jobs, timeout, seed, shard, sandbox)
     batch.print_table(result)
     if json_file:
         batch.write_json(json_file, result)
@@ -431,7 +469,7 @@ def _merge_shards(paths: list[Path], exercise: str | None, shard: str | None):
 
 
 def _grade_folder(paths: list[Path], exercise: str | None, jobs: int | None, timeout: float, seed: int,
-                  shard: str | None):
+                  shard: str | None, sandbox: str):
     from attnprep import batch, catalogue, render
     from attnprep.errors import AttnprepError
 
@@ -451,11 +489,13 @@ def _grade_folder(paths: list[Path], exercise: str | None, jobs: int | None, tim
         render.err.print(f"shard {k}/{n}: {len(files)} of the {where['files_in_folder']} files")
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    _use_sandbox(sandbox)
     columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=render.err, transient=True) as progress:
         task = progress.add_task("grade", total=len(files))
         reports = batch.grade_all(ex, files, jobs=jobs or batch.default_jobs(), timeout=timeout, seed=seed,
                                   on_done=lambda r: progress.advance(task))
+    _say_unsandboxed()
     return batch.Batch(ex.slug, seed, timeout, reports, where)
 
 
@@ -510,7 +550,8 @@ def dev_check(pack: PackOption = None,
 def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
           timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
-                                                 help="Seconds per grading (0.5 to 3600).")] = 10.0) -> None:
+                                                 help="Seconds per grading (0.5 to 3600).")] = 10.0,
+          sandbox: Annotated[str, _sandbox_option("the worker")] = "auto") -> None:
     """Re-grade on every save, with a live clock; press h for the next hint, q to quit."""
     from attnprep import watch as watcher
     from attnprep import workspace
@@ -520,7 +561,10 @@ def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
         source = workspace.read_source(path)
     except workspace.SourceDecodeError as exc:  # the watch shows it as a load error
         source = exc.text
-    watcher.run(path, workspace.infer_exercise(path, source, exercise), timeout)
+    ex = workspace.infer_exercise(path, source, exercise)
+    _use_sandbox(sandbox, probe=True)
+    _say_unsandboxed()
+    watcher.run(path, ex, timeout)
 
 
 @app.command()
