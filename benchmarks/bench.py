@@ -8,7 +8,8 @@
    <= 1.0 for both.
 2. `attnprep --help` and `attnprep list` against `python -c "import typer"`:
    target ratio <= 1.3, and neither imports numpy nor jinja2.
-3. `attnprep grade` of N mha submissions with --jobs = cores: target < 60 s for 100.
+3. `attnprep grade` of N mha submissions with --jobs = cores: target <= 8 s for 100 on two cores
+   (benchmarks/bench_grade.py sets its warm workers against cold ones).
 4. The sandbox's cost: `attnprep check softmax` inside bubblewrap against `--sandbox off`, and a worker's
    start until it is ready, both ways, as the median difference of runs made back to back: target <= 10 ms
    added (skipped where bwrap cannot start).
@@ -134,7 +135,9 @@ def main() -> None:
             shutil.copy(sources[i % len(sources)], folder / f"student{i:03d}.py")
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         took = wall([PY, "-m", "attnprep", "grade", str(folder), "-e", "mha", "--jobs", str(jobs)], env)
-        rows.append((f"attnprep grade {opts.batch} mha files, --jobs {jobs}", took, "60 s budget", took / 60, 1.0))
+        budget = 8.0 * opts.batch / 100
+        rows.append((f"attnprep grade {opts.batch} mha files, --jobs {jobs}", took, f"{budget:g} s target",
+                     took / budget, 1.0))
         one = wall([PY, "-m", "attnprep", "grade", str(folder), "-e", "mha", "--jobs", "1"], env)
         rows.append((f"attnprep grade {opts.batch} mha files, --jobs 1", one, f"--jobs {jobs} ({took:.1f}s)",
                      one / took, 0.0))

@@ -3,10 +3,12 @@
 import numpy as np
 
 from attnprep.grading import (
+    Broke,
     CandidateError,
     Fail,
     as_array,
     as_float,
+    attempt,
     check_close,
     check_rows_sum_to_one,
     check_shape,
@@ -19,6 +21,7 @@ from attnprep.grading import (
     softmax_divisor,
     unpack,
 )
+from attnprep.ladders import Stopwatch, check_close_fast, meanwhile, normal, peak_text, peaked_qk, up_to_long
 
 FUNCTIONS = ("causal_mask", "causal_attention")
 
@@ -282,7 +285,7 @@ def scale(cand, ref, rng):
                    f"sqrt(d_k) = sqrt({d_k}) = {fmt(right)}, with d_k = q.shape[1]")
 
 
-@invariant("matches-reference", "out and weights match a reference to rtol 1e-6, square shapes included")
+@invariant("matches-reference", "out and weights match a reference to rtol 1e-6, square shapes and T = 1,024 included")
 def matches_reference(cand, ref, rng):
     for T, d_k, d_v in REFERENCE_SHAPES:
         for s in (0.5, 2.0):
@@ -291,6 +294,22 @@ def matches_reference(cand, ref, rng):
             want_out, want_w = ref.causal_attention(q, k, v)
             check_close(w, want_w, f"weights ({dims})")
             check_close(out, want_out, f"out ({dims})")
+    # Long sequences: code that changes precision or method above some length (float32 for long inputs, to save
+    # memory) is right on every small problem above. Scores of about +-25 make float32's rounding of them show in
+    # the weights well above rtol 1e-6.
+    watch = Stopwatch()
+
+    def long(rung):
+        T = rung.value
+        q, k, v = normal(rng, (T, 4), scale=5.0), normal(rng, (T, 4), scale=5.0), normal(rng, (T, 3))
+        want = meanwhile(ref.causal_attention, q, k, v)
+        with watch:
+            out, w, dims = _attend(cand, q, k, v)
+        want_out, want_w = want()
+        check_close_fast(w, want_w, f"weights ({dims})")
+        check_close_fast(out, want_out, f"out ({dims})")
+
+    up_to_long(long, watch)
 
 
 def _allowed_share(w, rows):
@@ -338,7 +357,8 @@ _STABLE_FIX = ("subtract each row's maximum over the keys it may see before np.e
                "mask with -np.inf (or -1e9) before taking that maximum, and keep the computation in float64")
 
 
-@invariant("stable", "no overflow or 0/0 with scores near +-1e4 or rows at very different scales")
+@invariant("stable", "no overflow or 0/0 with scores near +-1e4, rows at very different scales, or each "
+                      "row's maximum at a random visible key")
 def stable(cand, ref, rng):
     # Every verdict compares the candidate with itself: the same q, k and v at scores of about 1 against the
     # same problem moved to scores of about 1e4 by a change attention must ignore. Where the candidate already
@@ -400,11 +420,56 @@ def stable(cand, ref, rng):
             share = "" if kind == "weights" else f" as a share of the keys query {i} may see"
             raise Fail(f"{what}: weights[{i}, {j}]{share} is {fmt(got)}, expected {fmt(want)} ({why}): "
                        f"{_STABLE_FIX}")
+    _stable_peaked(cand, ref, rng)
+
+
+def _stable_peaked(cand, ref, rng):
+    """Each row's largest score at a random key its query may see, far above the rest of the row (up to about
+    1e4), the rows at very different offsets. A softmax shifted by the diagonal's score, the first key's, the row
+    mean or one global maximum overflows here; only each row's own maximum over the keys it sees keeps it finite.
+
+    Judged against the reference only where the candidate matches it on an ordinary problem of the same shapes
+    (a wrong scale or mask is for the other checks); a nan or inf where the ordinary problem gives finite numbers
+    is this check's either way."""
+    T, d_k, d_v = 24, 4, 3
+    q0, k0, v0 = _qkv(rng, T, d_k, d_v)
+    moderate = attempt(_attend, cand, q0, k0, v0)
+    if isinstance(moderate, Broke):
+        return  # fails on an ordinary problem: for the other checks
+    out0, w0, dims = moderate
+    if not (np.isfinite(out0).all() and np.isfinite(w0).all()):
+        return
+    want_out0, want_w0 = ref.causal_attention(q0, k0, v0)
+    matches = np.allclose(w0, want_w0, rtol=1e-6, atol=1e-9) and np.allclose(out0, want_out0, rtol=1e-6, atol=1e-9)
+    q, k, _ = peaked_qk(rng, (), T, T, d_k, allowed=~_future(T))
+    v = normal(rng, (T, d_v))
+    out, w, dims = _attend(cand, q, k, v)
+    scores = np.where(_future(T), -np.inf, q @ k.T / np.sqrt(d_k))
+    what = (f"causal_attention ({dims}) with each row's largest score at a random key its query may see, up to "
+            "about 1e4 and far above the rest of the row")
+    for arr, label in ((w, "weights"), (out, "out")):
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i, j = (int(x) for x in np.argwhere(bad)[0])
+            raise Fail(f"{what}: {label}[{i}, {j}] is {fmt(arr[i, j])} (overflow or 0/0) where "
+                       f"{peak_text(scores, (i,))}, while an ordinary problem of the same shapes gives finite "
+                       f"{label}: {_STABLE_FIX}")
+    if not matches:
+        return
+    want_out, want_w = ref.causal_attention(q, k, v)
+    for got, want, label in ((w, want_w, "weights"), (out, want_out, "out")):
+        bad = ~np.isclose(got, want, rtol=1e-6, atol=1e-9)
+        if bad.any():
+            i, j = (int(x) for x in np.argwhere(bad)[0])
+            raise Fail(f"{what}: {label}[{i}, {j}] is {fmt(got[i, j])}, expected {fmt(want[i, j])}, where "
+                       f"{peak_text(scores, (i,))}; the same code matches on an ordinary problem: {_STABLE_FIX}")
 
 
 @invariant("input-unchanged", "q, k and v are not modified")
 def input_unchanged(cand, ref, rng):
-    for T, d_k, d_v in ((5, 4, 3), (4, 2, 6)):
+    # Every call of every check is also judged for changes in place (the long rung of matches-reference among
+    # them); here the shapes that take other code paths: T = 1, d_k = 1, T = d_k = d_v.
+    for T, d_k, d_v in ((5, 4, 3), (4, 2, 6), (1, 3, 2), (6, 1, 4), (5, 5, 5)):
         q, k, v = _qkv(rng, T, d_k, d_v)
         for _ in range(2):  # a second call would see the damage of the first
             try:

@@ -24,6 +24,15 @@ from attnprep.grading import (
     unpack,
     worst_entry,
 )
+from attnprep.ladders import (
+    Stopwatch,
+    check_close_fast,
+    meanwhile,
+    normal,
+    peak_text,
+    peaked_self_attention,
+    up_to_long,
+)
 
 FUNCTIONS = ("split_heads", "merge_heads", "causal_mha")
 
@@ -484,7 +493,8 @@ def single_head(cand, ref, rng):
         check_close(y, y1, f"y for {where}", context=ctx2 + ", times v, times W_o")
 
 
-@invariant("matches-reference", "y and weights match a reference to rtol 1e-6, scores near 1e4 included")
+@invariant("matches-reference", "y and weights match a reference to rtol 1e-6, scores near 1e4 and "
+                                 "T = 1,024 included")
 def matches_reference(cand, ref, rng):
     for B, T, D, H in CASES:
         for s in (0.5, 2.0):
@@ -502,6 +512,37 @@ def matches_reference(cand, ref, rng):
         y_ref, w_ref = ref.causal_mha(xs, *Ws, 4)
         check_close(w, w_ref, f"weights for {where}", context=name)
         check_close(y, y_ref, f"y for {where}", context=name)
+    # Each row's largest score at a random key j <= i, up to about 1e4 and far above the rest of the row, in
+    # every head: a softmax shifted by the diagonal's score, the first key's or the row mean overflows here.
+    for B, T, D, H in ((2, 12, 16, 4), (1, 10, 8, 1)):
+        x, Ws, scores = peaked_self_attention(rng, B, T, D, H, D // H)
+        y, w, where = _mha(cand, x, Ws, H)
+        bad = ~np.isfinite(w)
+        if bad.any():
+            b, h, i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise Fail(f"weights[{b}, {h}, {i}, {j}] for {where} is {fmt(w[b, h, i, j])} (overflow or 0/0), with W_q "
+                       f"and W_k chosen so that {peak_text(scores[b], (i,))} in every head: subtract each row's own "
+                       "maximum over the keys it may see (axis=-1, keepdims=True) before np.exp")
+        y_ref, w_ref = ref.causal_mha(x, *Ws, H)
+        name = "each row's largest score at a random key j <= i, up to about 1e4 and far above the rest of the row"
+        check_close(w, w_ref, f"weights for {where}", context=name)
+        check_close(y, y_ref, f"y for {where}", context=name)
+    # Long sequences: code that changes precision or method above some length (float32 for long inputs) is right
+    # on every problem above. Scores of about +-25 make float32's rounding show well above rtol 1e-6.
+    watch = Stopwatch()
+
+    def long(rung):
+        T, D, H = rung.value, 2, 1
+        x = normal(rng, (1, T, D))
+        Ws = tuple(normal(rng, (D, D), scale=5.0 / np.sqrt(D)) for _ in range(4))
+        want = meanwhile(ref.causal_mha, x, *Ws, H)
+        with watch:
+            y, w, where = _mha(cand, x, Ws, H)
+        y_ref, w_ref = want()
+        check_close_fast(w, w_ref, f"weights for {where}")
+        check_close_fast(y, y_ref, f"y for {where}")
+
+    up_to_long(long, watch)
 
 
 @invariant("bad-input", "causal_mha raises ValueError when d_model is not a multiple of n_heads")
@@ -547,9 +588,22 @@ def input_unchanged(cand, ref, rng):
     if not isinstance(attempt(_call, cand, "causal_mha", where, x.copy(), *(W.copy() for W in Ws), H), Broke):
         _causal_mha_unchanged(cand, x, Ws, H, where)
 
+    # Every call of every check is also judged for changes in place (the long rung of matches-reference among
+    # them); here the sizes that take other code paths once more: one sequence of one position with one head, and
+    # heads of width 1.
+    for B2, T2, D2, H2 in ((1, 1, 8, 1), (3, 6, 8, 8)):
+        x2, Ws2 = _problem(rng, B2, T2, D2)
+        got = attempt(_call, cand, "causal_mha", _where(x2, H2), x2, *Ws2, H2, track=True)
+        if isinstance(got, Broke):
+            continue  # a crash on these sizes is for `shape` and the others to report
+        for name, before, now in zip(("x", "W_q", "W_k", "W_v", "W_o"), (x2, *Ws2), got[1][:5], strict=True):
+            check_unchanged(before, now, f"{name} of shape {shape_of(before)} (causal_mha on {_where(x2, H2)})")
+
     heads = rng.normal(size=(B, H, T, D // H))
     for fn, args, label in (("split_heads", (x, H), f"x of shape {shape_of(x)}"),
-                            ("merge_heads", (heads,), f"x of shape {shape_of(heads)}")):
+                            ("split_heads", (x[:1, :1], 1), f"x of shape {shape_of(x[:1, :1])}"),
+                            ("merge_heads", (heads,), f"x of shape {shape_of(heads)}"),
+                            ("merge_heads", (heads[:1, :1, :1],), f"x of shape {shape_of(heads[:1, :1, :1])}")):
         _, after, _ = _call(cand, fn, label, *args, track=True)
         check_unchanged(args[0], after[0], f"{label} (passed to {fn})")
 

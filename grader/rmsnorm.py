@@ -11,13 +11,13 @@ from attnprep.grading import (
     check_close,
     check_finite,
     check_shape,
-    check_unchanged,
     fmt,
     invariant,
     mistake,
     shape_of,
     worst_entry,
 )
+from attnprep.ladders import Rung, beyond_f32, dims, first_failing, large_shape, offset_rows
 
 FUNCTIONS = ("rms_norm", "layer_norm")
 
@@ -362,37 +362,81 @@ def last_axis(cand, ref, rng):
                                                          f"{fn} gives for each vector alone, as a (1, d) array")
 
 
-@invariant("matches-reference", "both functions match a reference to rtol 1e-6")
+# 1-D to 4-D (d = 7 last, the other sizes distinct), then one call of 65,536 entries or more.
+LADDER = dims(7, min_ndim=1, max_ndim=4)
+LARGE = large_shape(2)
+# Up to 1e8 times the spread: a one-pass variance E[x^2] - E[x]^2 is off by 1e-4 of it at 1e6 and loses every
+# digit at 1e8, while subtracting the mean first stays exact to about 1e-16 of the mean.
+RATIOS = [Rung(f"mean {'0' if r == 0 else '1' if r == 1 else f'1e{int(np.log10(r))}'} times the spread", r)
+          for r in (0.0, 1.0, 1e2, 1e4, 1e6, 1e8)]
+
+
+def _both_close(cand, ref, x, weight, bias, context="", atol=1e-9, eps=None):
+    kw = {} if eps is None else {"eps": eps}
+    out, label = _call(cand, "rms_norm", x, weight, eps=eps)
+    check_close(out, ref.rms_norm(x, weight, **kw), label, atol=atol, context=context)
+    out, label = _call(cand, "layer_norm", x, weight, bias, eps=eps)
+    check_close(out, ref.layer_norm(x, weight, bias, **kw), label, atol=atol, context=context)
+
+
+@invariant("matches-reference", "both functions match a reference to rtol 1e-6: 1-D to 4-D, at 65,536 entries, "
+                                "at means up to 1e8 times the spread and at RMS up to 1e30")
 def matches_reference(cand, ref, rng):
     for i, s in enumerate(SHAPES + [(3, 2, 4), (5, 16)]):
         weight, bias = _weights(rng, s[-1])
         scale = (0.1, 1.0, 30.0)[i % 3]
-        x = rng.normal(scale=scale, size=s) + rng.normal(scale=scale)
-        out, label = _call(cand, "rms_norm", x, weight)
-        check_close(out, ref.rms_norm(x, weight), label)
-        out, label = _call(cand, "layer_norm", x, weight, bias)
-        check_close(out, ref.layer_norm(x, weight, bias), label)
+        _both_close(cand, ref, rng.normal(scale=scale, size=s) + rng.normal(scale=scale), weight, bias)
     x = rng.normal(size=(3, 8))
     weight, bias = _weights(rng, 8)
     for e in (1e-2, 0.5):
-        out, label = _call(cand, "rms_norm", x, weight, eps=e)
-        check_close(out, ref.rms_norm(x, weight, eps=e), label)
-        out, label = _call(cand, "layer_norm", x, weight, bias, eps=e)
-        check_close(out, ref.layer_norm(x, weight, bias, eps=e), label)
+        _both_close(cand, ref, x, weight, bias, eps=e)
+
+    # Every number of axes, and one large call, with vectors at very different scales (RMS 1e-2 to 1e30: float32
+    # squares overflow past 1.8e19) and means up to 100 times their spread, off float32's grid: a switch to
+    # float32 on some path or above some size shows here. The outputs are normalised, of the size of weight and
+    # bias whatever the input's scale, so the usual atol stays right.
+    def judge(rung):
+        shape = rung.value
+        weight, bias = _weights(rng, shape[-1])
+        spread = 10 ** rng.uniform(-2.0, 30.0, size=shape[:-1] + (1,))
+        x = beyond_f32(rng, shape) * spread + rng.uniform(-100.0, 100.0, size=shape[:-1] + (1,)) * spread
+        _both_close(cand, ref, x, weight, bias,
+                    context="vectors at RMS from 1e-2 to 1e30 and means up to 100 times their spread, off float32's "
+                            "grid: is everything computed in float64 at this size?")
+    first_failing(LADDER + [Rung(f"{len(LARGE)}-D input {LARGE} (65,536 entries or more)", LARGE)], judge)
+
+    # The mean far above the spread. The inputs themselves are exact only to about 1e-16 of the mean, so outputs
+    # are held to that much of the mean over the spread, and no closer.
+    def judge_ratio(rung):
+        weight, bias = _weights(rng, 16)
+        spread = float(10 ** rng.uniform(-2.0, 2.0))
+        x = offset_rows(rng, (4, 16), rung.value, spread)
+        out, label = _call(cand, "layer_norm", x, weight, bias)
+        check_close(out, ref.layer_norm(x, weight, bias), label, atol=1e-9 + 1e-14 * rung.value,
+                    context="each vector's mean is far larger than its spread: a one-pass variance "
+                            "mean(x**2) - mean(x)**2 cancels away its digits; subtract the mean first, then "
+                            "average the squares")
+    first_failing(RATIOS, judge_ratio)
 
 
-@invariant("input-unchanged", "x, weight and bias are not modified")
+@invariant("input-unchanged", "x, weight and bias are not modified: 1-D to 4-D, eps left out or given (and in "
+                              "every call of every check, 65,536 entries included)")
 def input_unchanged(cand, ref, rng):
-    for s in [(3, 5), (2, 3, 4)]:
+    rungs = [Rung(r.label, (r.value, None)) for r in LADDER]
+    rungs += [Rung("eps=0.1", ((3, 5), 0.1))]
+    # Large inputs are matches-reference's: every call compares its arguments, so a copy skipped above some size
+    # is caught there without sending the large arrays again.
+
+    # Every call compares its arguments before and after (the engine), and a change names the call and the check.
+    def judge(rung):
+        s, e = rung.value
         x = rng.normal(size=s) + 1.0
         weight, bias = _weights(rng, s[-1])
+        kw = {} if e is None else {"eps": e}
         for fn, args in (("rms_norm", (x, weight)), ("layer_norm", (x, weight, bias))):
-            if isinstance(attempt(_call, cand, fn, *(np.array(a) for a in args)), Broke):
-                continue  # a call that fails on these shapes shows nothing about the inputs: shape reports it
-            for _ in range(2):  # the second call would see the damage of the first
-                _, after, _ = cand.call_tracking_args(fn, *args)
-                for name, before, now in zip(("x", "weight", "bias"), args, after, strict=False):
-                    check_unchanged(before, now, f"{fn}: {name} of shape {shape_of(before)}")
+            for _ in range(2):  # twice: a change may come on a later call only
+                attempt(cand.call, fn, *args, **kw)
+    first_failing(rungs, judge)
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------

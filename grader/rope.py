@@ -6,15 +6,16 @@ from attnprep.grading import (
     CandidateError,
     Fail,
     as_float,
+    attempt,
     check_close,
     check_shape,
-    check_unchanged,
     expect_raises,
     fmt,
     invariant,
     mistake,
     shape_of,
 )
+from attnprep.ladders import Rung, beyond_f32, dims, first_failing
 
 FUNCTIONS = ("rope",)
 
@@ -284,7 +285,15 @@ def bad_input(cand, ref, rng):
         expect_raises(cand, "ValueError", "rope", x, positions, what=f"{_label(x, positions)} with odd d={s[-1]}")
 
 
-@invariant("matches-reference", "matches a reference RoPE to rtol 1e-6")
+# 2-D to 4-D (T = 5, d = 8 last), then one call of 65,536 entries; positions from 10,000 to 200,000 (a cos/sin
+# table cached for 2,048 or 4,096 positions, or angles in float32, goes wrong there).
+LADDER = [Rung(r.label, r.value) for r in dims(8, min_ndim=2, max_ndim=4, lead=(3, 5, 2))]
+LARGE = Rung("4-D input (4, 8, 256, 8) (65,536 entries)", (4, 8, 256, 8))
+FAR = (10_000, 200_000)
+
+
+@invariant("matches-reference", "matches a reference RoPE to rtol 1e-6: 2-D to 4-D, at 65,536 entries and at "
+                                "positions up to 200,000")
 def matches_reference(cand, ref, rng):
     for s in SHAPES:
         for base in (None, 10000.0, 500.0):
@@ -294,15 +303,36 @@ def matches_reference(cand, ref, rng):
             want = ref.rope(x, positions) if base is None else ref.rope(x, positions, base=base)
             check_close(out, want, label)
 
+    # Off float32's grid, at positions of 10,000 and more (in any order, repeats allowed): float32 angles are off
+    # by about 1e-3 radians there, and float32 products miss the sixth digit of some entries.
+    def judge(rung):
+        s = rung.value
+        x = beyond_f32(rng, s)
+        positions = rng.integers(*FAR, size=s[-2]).astype(np.int64)
+        positions[0] = int(rng.integers(4096, 10_000))  # just past a table of 4,096 positions, too
+        for base in (None, 500.0):
+            out, label = _run(cand, x, positions, base)
+            want = ref.rope(x, positions) if base is None else ref.rope(x, positions, base=base)
+            check_close(out, want, label, context=f"positions from {positions.min():,} to {positions.max():,}: "
+                                                  "angles and products in float64, for every position given?")
+    first_failing([*LADDER, LARGE], judge)
 
-@invariant("input-unchanged", "x and positions are not modified")
+
+@invariant("input-unchanged", "x and positions are not modified: 2-D to 4-D, int32 positions, base given or left "
+                              "out (and in every call of every check, 65,536 entries included)")
 def input_unchanged(cand, ref, rng):
-    x = rng.normal(size=(5, 8))
-    positions = _positions(rng, 5)
-    for _ in range(2):  # a second call would see the damage of the first
-        _, (x_after, pos_after, *_), _ = cand.call_tracking_args("rope", x, positions)
-        check_unchanged(x, x_after, f"x of shape {shape_of(x)}")
-        check_unchanged(positions, pos_after, "positions")
+    rungs = [Rung(r.label, (r.value, np.int64, None)) for r in LADDER]
+    rungs += [Rung("int32 positions", ((5, 8), np.int32, None)), Rung("base=500", ((5, 8), np.int64, 500.0))]
+
+    # Every call compares its arguments before and after (the engine), and a change names the call and the check.
+    def judge(rung):
+        s, dtype, base = rung.value
+        x = rng.normal(size=s)
+        positions = rng.integers(0, 20_000, size=s[-2]).astype(dtype)
+        kw = {} if base is None else {"base": base}
+        for _ in range(2 if x.size < 1_000 else 1):  # twice: a change may come on a later call only
+            attempt(cand.rope, x, positions, **kw)
+    first_failing(rungs, judge)
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------

@@ -9,13 +9,13 @@ from attnprep.grading import (
     attempt,
     check_close,
     check_shape,
-    check_unchanged,
     fmt,
     invariant,
     mistake,
     shape_of,
     worst_entry,
 )
+from attnprep.ladders import Rung, beyond_f32, dims, first_failing, large_dims, spiky_rows, to_edge
 
 FUNCTIONS = ("softmax",)
 
@@ -55,7 +55,12 @@ def non_negative(cand, ref, rng):
             raise Fail(f"{label}: entry {list(idx)} is {fmt(out[idx])}, a negative probability")
 
 
-@invariant("matches-reference", "matches a reference softmax to rtol 1e-6")
+# The ladders: 1-D to 4-D shapes of distinct sizes, then one call of 65,536 entries or more.
+SMALL_LADDER = dims(7, min_ndim=1, max_ndim=4)
+LARGE_LADDER = large_dims(min_ndim=3, max_ndim=3)  # one large call: the check of the reference stays fast
+
+
+@invariant("matches-reference", "matches a reference softmax to rtol 1e-6, 1-D to 4-D and at 65,536 entries")
 def matches_reference(cand, ref, rng):
     for s in SHAPES:
         for scale in (0.1, 1.0, 10.0):
@@ -68,13 +73,36 @@ def matches_reference(cand, ref, rng):
         out, label = _run(cand, z)
         check_close(out, ref.softmax(z), label, context="scores near 300: is the arithmetic done in float64?")
 
+    # Every rung with scores of tens that are not on float32's grid: a switch to float32 above some size (or in
+    # some number of axes) moves each probability by about 1e-6 of itself or more there.
+    def judge(rung):
+        z = beyond_f32(rng, rung.value, scale=20.0, offset=float(rng.uniform(-50.0, 50.0)))
+        out, label = _run(cand, z)
+        check_close(out, ref.softmax(z), label, context="scores of about 20 to 100, not on float32's grid: "
+                                                        "is the arithmetic done in float64 at this size?")
+    first_failing(SMALL_LADDER + LARGE_LADDER, judge)
+
 
 def _matches(out, want, rtol=1e-6, atol=1e-9):
     return (isinstance(out, np.ndarray) and out.shape == want.shape
             and bool(np.allclose(out, want, rtol=rtol, atol=atol, equal_nan=False)))
 
 
-def _judge(cand, ref, z, z_mod, name, shift=None, rtol=1e-6, atol=1e-9):
+def _slice_text(z, idx, axis):
+    """Where the maximum of the slice holding entry idx sits, for evidence: '(its slice's maximum, 2,990.5, is
+    entry [1, 6]; the first is -1,769.7)'."""
+    axis = axis % z.ndim
+    along = np.take(z, np.arange(z.shape[axis]), axis=axis)
+    where = list(idx)
+    line = [tuple(where[:axis] + [j] + where[axis + 1:]) for j in range(along.shape[axis])]
+    values = np.array([z[i] for i in line])
+    top = line[int(np.argmax(values))]
+    whole = f", the whole array's {fmt(np.max(z))}" if np.max(z) > values.max() else ""
+    return (f"its slice's maximum {fmt(values.max())} is entry {list(top)}{whole}; the slice's first entry is "
+            f"{fmt(values[0])} and its last {fmt(values[-1])}")
+
+
+def _judge(cand, ref, z, z_mod, name, shift=None, rtol=1e-6, atol=1e-9, axis=-1):
     """Fail only on numerical evidence that softmax breaks down on the extreme scores z.
 
     z_mod is a moderate problem of the same shape. When z = z_mod + shift (one constant for the whole
@@ -82,56 +110,83 @@ def _judge(cand, ref, z, z_mod, name, shift=None, rtol=1e-6, atol=1e-9):
     Otherwise the reference is the yardstick, but only for a candidate that matches it on z_mod: any other
     difference belongs to the other invariants.
     """
-    label = f"softmax(z) of shape {shape_of(z)}" + (" in float32" if z.dtype == np.float32 else "")
-    out_mod = attempt(lambda: _run(cand, z_mod)[0])
+    kwargs = {} if axis == -1 else {"axis": axis}
+    label = (f"softmax(z{', axis=' + str(axis) if kwargs else ''}) of shape {shape_of(z)}"
+             + (" in float32" if z.dtype == np.float32 else ""))
+    out_mod = attempt(lambda: _run(cand, z_mod, **kwargs)[0])
     if not isinstance(out_mod, np.ndarray) or not np.isfinite(out_mod).all():
         return  # a crash or a nan on moderate scores is another bug, not overflow
-    out = attempt(lambda: _run(cand, z)[0])
+    out = attempt(lambda: _run(cand, z, **kwargs)[0])
     if isinstance(out, Broke) and out.raised:
         raise Fail(f"{label} with {name} raised {out.text}, although the same shape of moderate scores works: the "
                    "size of the scores breaks it (subtract each slice's maximum before np.exp)")
     if isinstance(out, Broke):
         return
+    if out.shape != z.shape:
+        return  # a wrong shape is for `shape` and `axis` to report
     if not np.isfinite(out).all():
         idx = tuple(int(i) for i in np.argwhere(~np.isfinite(out))[0])
-        raise Fail(f"{label} with {name}: entry {list(idx)} is {fmt(out[idx])}, although the same shape of "
-                   f"moderate scores gives finite values: exp overflows (inf) or every exp underflows (0/0); "
-                   "subtract each slice's maximum before np.exp")
-    if shift is not None and out.shape == out_mod.shape and not _matches(out, out_mod, rtol, atol):
+        raise Fail(f"{label} with {name}: entry {list(idx)} is {fmt(out[idx])} (z there is {fmt(z[idx])}; "
+                   f"{_slice_text(z, idx, axis)}), although the same shape of moderate scores gives finite "
+                   "values: exp overflows (inf) or every exp underflows (0/0); subtract each slice's own maximum "
+                   "before np.exp")
+    if shift is not None and not _matches(out, out_mod, rtol, atol):
         idx = worst_entry(out, out_mod, rtol, atol)
         raise Fail(f"{label} with {name}: entry {list(idx)} is {fmt(out[idx])}, but the same scores "
                    f"{'lowered' if shift > 0 else 'raised'} by {fmt(abs(shift))} give {fmt(out_mod[idx])}; "
                    "softmax does not change when a constant is added to every score, so precision or range is "
                    "lost at this magnitude (subtract each slice's maximum rather than clipping; compute in float64)")
-    if _matches(out_mod, ref.softmax(z_mod.astype(np.float64)), rtol, atol):
-        want = ref.softmax(z.astype(np.float64))
+    if _matches(out_mod, ref.softmax(z_mod.astype(np.float64), axis=axis), rtol, atol):
+        want = ref.softmax(z.astype(np.float64), axis=axis)
         if not _matches(out, want, rtol, atol):
             idx = worst_entry(out, want, rtol, atol)
-            raise Fail(f"{label} with {name}: entry {list(idx)} is {fmt(out[idx])}, expected {fmt(want[idx])}, "
-                       "although moderate scores of this shape come out right: the softmax breaks down at this "
-                       "magnitude (subtract each slice's own maximum, keepdims=True, before np.exp; do not clip)")
+            raise Fail(f"{label} with {name}: entry {list(idx)} is {fmt(out[idx])}, expected {fmt(want[idx])} "
+                       f"(z there is {fmt(z[idx])}; {_slice_text(z, idx, axis)}), although moderate scores of "
+                       "this shape come out right: the softmax breaks down at this magnitude (subtract each "
+                       "slice's own maximum, keepdims=True, before np.exp; do not clip)")
 
 
-@invariant("stable", "no overflow at magnitudes near 1e4, on rows at very different scales, or in float32")
+def _stable_ladder():
+    """Every code path a softmax may take: 1-D to 4-D along the last axis, other axes, and float32 input."""
+    rungs = [Rung(r.label, (r.value, -1, np.float64)) for r in dims(9, min_ndim=1, max_ndim=4)]
+    rungs += [Rung("3-D input (9, 2, 3) along axis 0", ((9, 2, 3), 0, np.float64)),
+              Rung("3-D input (2, 9, 3) along axis -2", ((2, 9, 3), -2, np.float64)),
+              Rung("float32 1-D input (9,)", ((9,), -1, np.float32)),
+              Rung("float32 2-D input (5, 9)", ((5, 9), -1, np.float32))]
+    return rungs
+
+
+# float32 keeps about 7 digits of a score, so a correct float32 softmax (a log-sum-exp, say) errs by about 6e-8 of
+# the largest score: its probes stay near +-400, where exp overflows past 88 all the same, and are held to 1e-4.
+F32_MAGNITUDE, F32_GAP = 400.0, 100.0
+
+
+@invariant("stable", "no overflow at magnitudes up to 1e4, with each slice's maximum anywhere, on rows at very "
+                     "different scales, along any axis, 1-D to 4-D and in float32")
 def stable(cand, ref, rng):
-    def moderate(shape):
-        return rng.normal(scale=2.0, size=shape)
-
-    base = moderate((3, 6))
-    _judge(cand, ref, base + 1e4, base, "scores near +1e4", shift=1e4)
-    base = moderate((3, 6))
-    _judge(cand, ref, base - 1e4, base, "scores near -1e4", shift=-1e4)
-    base = moderate((3, 6))
-    _judge(cand, ref, base + np.array([[0.0], [1e4], [-1e3]]), moderate((3, 6)),
-           "rows at very different scales (near 0, 1e4 and -1e3)")
-    _judge(cand, ref, np.array([[1e4, 0.0, -1e4, 5.0]]), moderate((1, 4)), "one dominant entry (1e4)")
-    # the largest entry away from the front: a shift by any entry but the maximum overflows here
-    _judge(cand, ref, np.array([[0.0, 5.0, -1e4, 1e4], [-3.0, 2.0, 40.0, 800.0]]), moderate((2, 4)),
-           "a dominant entry last")
-    _judge(cand, ref, np.linspace(-1e4, 1e4, 7)[None, :] + rng.normal(size=(2, 7)), moderate((2, 7)),
-           "a slice rising from -1e4 to +1e4")
+    # Each slice's maximum sits at a random inner position, a few entries near it and the rest far below, at
+    # +-2,500 to +-5,000: only a shift by the slice's own maximum keeps every exp finite and not all zero.
+    def judge(rung):
+        shape, axis, dtype = rung.value
+        moved = shape[:axis] + shape[axis + 1:] + (shape[axis],) if axis not in (-1, len(shape) - 1) else shape
+        spikes = spiky_rows(rng, moved) if dtype == np.float64 else spiky_rows(rng, moved, F32_MAGNITUDE, gap=F32_GAP)
+        z = np.moveaxis(spikes, -1, axis).astype(dtype)
+        z_mod = rng.normal(scale=2.0, size=shape).astype(dtype)
+        tol = {"rtol": 1e-4, "atol": 1e-6} if dtype == np.float32 else {}
+        _judge(cand, ref, z, z_mod, f"each slice's maximum at a random entry, up to {fmt(np.abs(z).max())} in "
+               "magnitude", axis=axis, **tol)
+    first_failing(_stable_ladder(), judge)
+    # Up to the documented +-1e4 and no further (to_edge), so that the verdict never rests on values beyond it.
+    base = rng.normal(scale=2.0, size=(3, 6))
+    _judge(cand, ref, base + to_edge(base, 1e4), base, "scores near +1e4", shift=to_edge(base, 1e4))
+    base = rng.normal(scale=2.0, size=(3, 6))
+    _judge(cand, ref, base + to_edge(base, -1e4), base, "scores near -1e4", shift=to_edge(base, -1e4))
+    _judge(cand, ref, np.array([[1e4, 0.0, -1e4, 5.0]]), rng.normal(scale=2.0, size=(1, 4)),
+           "one dominant entry (1e4)")
+    _judge(cand, ref, np.linspace(-1e4, 1e4, 7)[None, :] + rng.uniform(-1.0, 0.0, size=(2, 7)) * [[-1.0] + [1.0] * 6],
+           rng.normal(size=(2, 7)), "a slice rising from -1e4 to +1e4")
     offsets = np.array([[0.0], [100.0], [1e3], [-1e3]])
-    base = moderate((4, 5))
+    base = rng.normal(scale=2.0, size=(4, 5))
     _judge(cand, ref, (base + offsets).astype(np.float32), base.astype(np.float32),
            "rows near 0, 100, 1e3 and -1e3 (float32 overflows past exp(88))", rtol=1e-4, atol=1e-6)
 
@@ -152,7 +207,8 @@ def masked_entries(cand, ref, rng):
         keep = rng.integers(0, s[-1], size=s[:-1])  # one open entry per slice, not always the first
         np.put_along_axis(blocked, keep[..., None], False, axis=-1)
         np.put_along_axis(blocked, (keep[..., None] + 1) % s[-1], True, axis=-1)  # and one blocked entry
-        z_plain = rng.normal(size=s) + offset + np.where(blocked, 0.0, low)
+        z_plain = rng.normal(size=s) + np.where(blocked, 0.0, low)
+        z_plain += to_edge(z_plain, offset) if offset else 0.0  # near +-1e4, within the documented range
         z = np.where(blocked, -np.inf, z_plain)
         out, label = _run(cand, z)
         label += " with -inf entries"
@@ -206,12 +262,24 @@ def axis(cand, ref, rng):
     check_close(out, ref.softmax(z2, axis=0), label)
 
 
-@invariant("input-unchanged", "the caller's array is not modified")
+@invariant("input-unchanged", "the caller's array is not modified: 1-D to 4-D, along other axes, in float32 "
+                              "(and in every call of every check, 65,536 entries included)")
 def input_unchanged(cand, ref, rng):
-    for z in (rng.normal(size=(3, 5)), rng.normal(size=(2, 3, 4)) * 50):
-        for _ in range(2):  # a second call would see the damage of the first
-            _, (after, *_), kwargs = cand.call_tracking_args("softmax", z)
-            check_unchanged(z, after, f"z of shape {shape_of(z)}")
+    # A copy made only on some paths (2-D, small arrays, the last axis, float64) leaves the others in place.
+    # Large inputs are matches-reference's: every call compares its arguments, so a copy skipped above some size
+    # is caught there without sending the large arrays again.
+    rungs = [Rung(r.label, (r.value, -1, np.float64)) for r in SMALL_LADDER]
+    rungs += [Rung("3-D input (2, 3, 4) along axis 0", ((2, 3, 4), 0, np.float64)),
+              Rung("float32 2-D input (3, 5)", ((3, 5), -1, np.float32))]
+
+    # Every call compares its arguments before and after (the engine), and a change names the call and the check.
+    def judge(rung):
+        shape, axis, dtype = rung.value
+        z = (rng.normal(scale=50.0, size=shape)).astype(dtype)
+        kwargs = {} if axis == -1 else {"axis": axis}
+        for _ in range(2 if z.size < 1_000 else 1):  # twice: a change may come on a later call only
+            attempt(cand.softmax, z, **kwargs)
+    first_failing(rungs, judge)
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------

@@ -7,13 +7,13 @@ from attnprep.grading import (
     Fail,
     as_float,
     attempt,
-    check_unchanged,
     expect_raises,
     fmt,
     invariant,
     mistake,
     shape_of,
 )
+from attnprep.ladders import Rung, f32_nudged, first_failing, spiky_rows, to_edge
 from attnprep.wire import Unsupported
 
 FUNCTIONS = ("cross_entropy",)
@@ -153,7 +153,9 @@ def stable(cand, ref, rng):
         moderate = _value(cand, base, targets)
         if not isinstance(moderate, float) or not np.isfinite(moderate):
             continue  # a crash or inf/nan on moderate logits is another bug, not overflow
-        logits = base + offsets[:, None]
+        # rows at +-1e4 reach the documented range's edge and go no further
+        edge = np.array([to_edge(row, o) if abs(o) == 1e4 else o for row, o in zip(base, offsets, strict=True)])
+        logits = base + edge[:, None]
         got = _value(cand, logits, targets)
         label = _label(logits, targets)
         if isinstance(got, Broke) and got.raised:
@@ -174,6 +176,34 @@ def stable(cand, ref, rng):
             _close(got, ref.cross_entropy(logits, targets), label,
                    context=f"{name}; moderate logits of this shape come out right, so precision is lost at this "
                            "magnitude (subtract each row's maximum, compute in float64)")
+
+    # Rows whose maximum sits at a random inner position, a few logits near it and the rest 1,000 to 5,000 below,
+    # at +-2,500 to +-5,000: a shift by anything but each row's own maximum (the first logit, the target's, the
+    # mean, the minimum, one maximum for the batch) overflows or underflows there. Held to the reference when the
+    # candidate is right on moderate logits of the same shape; N = 1, then a batch.
+    def judge(rung):
+        n, vocab = rung.value
+        targets = _targets(rng, n, vocab)
+        base = rng.normal(scale=3.0, size=(n, vocab))
+        moderate = _value(cand, base, targets)
+        if not _same(moderate, ref.cross_entropy(base, targets)):
+            return  # wrong, or a crash, on moderate logits already: the business of the other invariants
+        logits = spiky_rows(rng, (n, vocab))
+        got = _value(cand, logits, targets)
+        label = _label(logits, targets)
+        where = ", ".join(f"row {i}'s maximum {fmt(logits[i].max())} at class {int(np.argmax(logits[i]))} "
+                          f"(its first logit {fmt(logits[i, 0])})" for i in range(min(n, 2)))
+        if isinstance(got, Broke):
+            if got.raised:
+                raise Fail(f"{label} raised {got.text}, although moderate logits of this shape work: {where}; "
+                           "subtract each row's own maximum before np.exp and add it back after the log")
+            return
+        _close(got, ref.cross_entropy(logits, targets), label,
+               context=f"{where}, the rest of each row 1,000 or more below; moderate logits of this shape come out "
+                       "right: subtract each row's own maximum before np.exp and add it back after the log",
+               why_not_finite=f"{where}, the rest of each row 1,000 or more below: exp overflows, or a row's sum of "
+                              "exps underflows to 0 (log(0)), unless each row is shifted by its own maximum")
+    first_failing([Rung("N = 1, V = 9", (1, 9)), Rung("N = 6, V = 9", (6, 9))], judge)
 
 
 @invariant("shift-invariant", "adding a constant to every logit of a row changes nothing")
@@ -240,36 +270,77 @@ def mean(cand, ref, rng):
                        "not over all N x V entries")
 
 
-@invariant("bad-input", "a target outside 0..V-1, negative ones included, raises ValueError")
+# Out of range in every way: one past the end and far past it, -1 (NumPy's last class), -100 (PyTorch's
+# ignore_index, which this contract does not have), -V (the first class, from the end) and one below that.
+def _bad_targets(vocab):
+    return (vocab, vocab + 100, -1, -100, -vocab, -vocab - 1)
+
+
+@invariant("bad-input", "a target outside 0..V-1 raises ValueError: V, V + 100, -1, -100 (no ignore_index), -V, in "
+                        "any row, int32 or int64, N = 1 to 4,096")
 def bad_input(cand, ref, rng):
-    n, vocab = 4, 5
-    logits = rng.normal(size=(n, vocab))
-    for bad in (vocab, vocab + 3, -1, -vocab):
-        targets = _targets(rng, n, vocab)
-        targets[int(rng.integers(0, n))] = bad
-        expect_raises(cand, "ValueError", "cross_entropy", logits, targets,
-                      what=f"{_label(logits, targets)} with a target of {bad}, outside 0..{vocab - 1}")
+    rungs = [Rung("N = 1", (1, 5, np.int64)), Rung("N = 4", (4, 5, np.int64)), Rung("int32 targets", (4, 5, np.int32)),
+             Rung("N = 4,096, V = 16", (4096, 16, np.int64))]
+
+    def judge(rung):
+        n, vocab, dtype = rung.value
+        logits = rng.normal(size=(n, vocab))
+        for i, bad in enumerate(_bad_targets(vocab)):
+            targets = _targets(rng, n, vocab, dtype)
+            row = (0, n - 1, int(rng.integers(0, n)))[i % 3]  # the first row, the last, anywhere
+            targets[row] = bad
+            expect_raises(cand, "ValueError", "cross_entropy", logits, targets,
+                          what=f"{_label(logits, targets)} with targets[{row}] = {bad}, outside 0..{vocab - 1}")
+    first_failing(rungs, judge)
 
 
-@invariant("matches-reference", "matches a reference cross-entropy to rtol 1e-6")
+# N = 1 and V = 1 at the edges, then one call of 65,536 logits with rows offset by +-4,200 to +-8,000 (float32 keeps
+# only about 3 decimals there), each nudged off float32's grid so that a float32 cast lowers every target's loss by
+# about 4e-4: an error of one sign, which the mean over the rows cannot average away.
+LADDER = [Rung(f"N = {n:,}, V = {v:,}", (n, v)) for n, v in ((1, 1), (3, 1), (1, 5), (4, 10), (16, 3), (7, 100))]
+LARGE = Rung("N = 512, V = 128 (65,536 logits)", (512, 128))
+
+
+@invariant("matches-reference", "matches a reference cross-entropy to rtol 1e-6, N = 1 to 512 and V = 1 to 128 "
+                                "(65,536 logits)")
 def matches_reference(cand, ref, rng):
-    for n, vocab in ((1, 1), (3, 1), (1, 5), (4, 10), (16, 3), (7, 100)):
+    def judge(rung):
+        n, vocab = rung.value
         for s, dtype in ((0.1, np.int64), (1.0, np.int32), (10.0, np.int64)):
             logits = rng.normal(scale=s, size=(n, vocab))
             targets = _targets(rng, n, vocab, dtype)
             got, label = _loss(cand, logits, targets)
             _close(got, ref.cross_entropy(logits, targets), label)
 
-
-@invariant("input-unchanged", "logits and targets are not modified")
-def input_unchanged(cand, ref, rng):
-    for n, vocab, s in ((4, 6, 1.0), (3, 5, 100.0)):
-        logits = rng.normal(scale=s, size=(n, vocab))
+    def judge_large(rung):
+        n, vocab = rung.value
+        offsets = rng.choice([-1.0, 1.0], size=(n, 1)) * rng.uniform(4200.0, 8000.0, size=(n, 1))
         targets = _targets(rng, n, vocab)
-        for _ in range(2):  # a second call would see the damage of the first
-            _, (logits_after, targets_after, *_), _ = cand.call_tracking_args("cross_entropy", logits, targets)
-            check_unchanged(logits, logits_after, f"logits of shape {shape_of(logits)}")
-            check_unchanged(targets, targets_after, f"targets of shape {shape_of(targets)}")
+        target = np.zeros((n, vocab), dtype=bool)
+        target[np.arange(n), targets] = True
+        logits = f32_nudged(offsets + rng.normal(scale=3.0, size=(n, vocab)), np.where(target, -1.0, 1.0))
+        got, label = _loss(cand, logits, targets)
+        _close(got, ref.cross_entropy(logits, targets), label,
+               context="rows offset by +-4,200 to +-8,000, off float32's grid: is everything computed in float64 at "
+                       "this size?")
+    first_failing(LADDER, judge)
+    first_failing([LARGE], judge_large)
+
+
+@invariant("input-unchanged", "logits and targets are not modified, N = 1 to 16, int32 or int64 targets (and in "
+                              "every call of every check, 65,536 logits included)")
+def input_unchanged(cand, ref, rng):
+    rungs = [Rung(r.label, (*r.value, 1.0, np.int64)) for r in LADDER[::2]]
+    rungs += [Rung("logits near 100", (3, 5, 100.0, np.int64)), Rung("int32 targets", (4, 6, 1.0, np.int32))]
+
+    # Every call compares its arguments before and after (the engine), and a change names the call and the check.
+    def judge(rung):
+        n, vocab, s, dtype = rung.value
+        logits = rng.normal(scale=s, size=(n, vocab))
+        targets = _targets(rng, n, vocab, dtype)
+        for _ in range(2 if logits.size < 1_000 else 1):  # twice: a change may come on a later call only
+            attempt(cand.cross_entropy, logits, targets)
+    first_failing(rungs, judge)
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------

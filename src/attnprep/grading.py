@@ -20,6 +20,10 @@ from attnprep import wire
 from attnprep.wire import RngSpec, Unsupported
 
 RTOL, ATOL = 1e-6, 1e-9
+# The version of this module as the public API graders are written against (docs/authoring.md). Additions
+# keep it; a change that could break an existing grader raises it. An exercise pack states the version it
+# was written for in its catalogue.json ("grading_api"), and `attnprep dev check` refuses a newer one.
+API_VERSION = 1
 
 
 class Fail(Exception):

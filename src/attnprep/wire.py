@@ -14,10 +14,19 @@ import io
 import json
 import os
 import struct
+import threading
 import time
 from typing import Any
 
 import numpy as np
+
+# One lock for every Python-AST parse in the judge's process. CPython 3.11 keeps the AST constructor's
+# recursion depth in state shared by all threads, so two parses at once can fail with a spurious SystemError
+# ("AST constructor recursion depth mismatch", CPython gh-106905). The judge parses in two places: np.load
+# reads every array header with ast.literal_eval (below), and from-scratch reads the candidate's source.
+# `grade --jobs N` grades in threads, so both happen at once; unguarded, a correct file could be failed on
+# "an unreadable array payload".
+PARSE_LOCK = threading.Lock()
 
 # Caps on what one message may carry; a reply above them is refused, never read.
 MAX_HEADER_BYTES = 16 * 1024 * 1024
@@ -230,7 +239,8 @@ def decode(data: Any, blobs: list[bytes], build_rng: bool = False, budget: Budge
         if budget is not None:
             budget.array(index, blobs[index])
         try:
-            arr = _load(io.BytesIO(blobs[index]), allow_pickle=False)
+            with PARSE_LOCK:  # np.load parses the header with ast.literal_eval
+                arr = _load(io.BytesIO(blobs[index]), allow_pickle=False)
         except Exception as exc:  # noqa: BLE001 - malformed or pickled payloads are refused
             raise WireError(f"unreadable array payload: {exc}") from None
         return arr[()] if "$np" in data else arr

@@ -1,6 +1,8 @@
 # attnprep: rmsnorm
-# expect: pass
-# style: einsum for the sums, one-pass variance E[x^2] - E[x]^2, in-place work on a private copy
+# expect: fail matches-reference
+# must-pass: shape unit-rms no-centering scale-invariant zero-input eps layer-norm-moments weight-bias last-axis input-unchanged
+# mistake: einsum for the sums and a one-pass variance E[x^2] - E[x]^2 (clamped at 0): when a vector's mean is 1e6
+#          times its spread or more, the subtraction cancels away the variance's digits
 import numpy as np
 
 

@@ -1,0 +1,40 @@
+# attnprep: sampling
+# expect: fail temperature
+# must-pass: sum-to-one non-negative greedy top-k top-p token-id reproducible bad-input input-unchanged
+# mistake: treats every temperature below 0.05 as greedy ("too sharp to matter"), but temperature 0.01 is a real
+#          distribution when the top logits are within a few hundredths of each other
+import numpy as np
+
+
+def sampling_probs(logits, temperature=1.0, top_k=None, top_p=None):
+    if temperature < 0:
+        raise ValueError("temperature must be >= 0")
+    if top_k is not None and top_k < 1:
+        raise ValueError("top_k must be >= 1")
+    if top_p is not None and not 0 < top_p <= 1:
+        raise ValueError("top_p must be in (0, 1]")
+    logits = np.asarray(logits, dtype=np.float64)
+    if temperature < 0.05:
+        out = np.zeros(logits.size)
+        out[np.argmax(logits)] = 1.0
+        return out
+    z = logits / temperature
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    order = np.argsort(-p, kind="stable")
+    if top_k is not None and top_k < p.size:
+        p[order[top_k:]] = 0.0
+        p /= p.sum()
+    if top_p is not None:
+        cum = np.cumsum(p[order])
+        remove = np.zeros(p.size, dtype=bool)
+        remove[1:] = cum[:-1] >= top_p  # the total before the token already reaches top_p
+        p[order[remove]] = 0.0
+        p /= p.sum()
+    return p
+
+
+def sample(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
+    rng = np.random.default_rng() if rng is None else rng
+    p = sampling_probs(logits, temperature, top_k, top_p)
+    return int(rng.choice(p.size, p=p))
