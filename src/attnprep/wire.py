@@ -144,8 +144,9 @@ _PLAIN = (int, float, bool, str, type(None))
 def _npy_header(blob: bytes) -> tuple[tuple, np.dtype]:
     handle = io.BytesIO(blob)
     try:
-        major, _ = _read_magic(handle)
-        shape, _, dtype = (_read_header_1 if major == 1 else _read_header_2)(handle)
+        with PARSE_LOCK:  # the header is read with ast.literal_eval, as in np.load
+            major, _ = _read_magic(handle)
+            shape, _, dtype = (_read_header_1 if major == 1 else _read_header_2)(handle)
     except Exception as exc:  # noqa: BLE001 - any failure is a malformed payload
         raise WireError(f"unreadable array header: {exc}") from None
     if dtype.hasobject:
