@@ -42,15 +42,17 @@ def test_hostile_candidate(path, mode, tmp_path):
     need(mode)
     want = headers(path)
     status = want.get("expect-status-fallback", want["expect-status"]) if mode == "off" else want["expect-status"]
+    allowed = status.split("|")  # `fail|timeout`: either ends the check, and which comes first is the machine's speed
+    status = allowed[0]
     limit = SHORT if status == "timeout" else DEFAULT
     proc, elapsed = attnprep("check", str(path), "--json", "--timeout", str(limit), home=tmp_path, mode=mode)
     assert elapsed <= limit + 2, f"check took {elapsed:.1f}s"
     report = only_json(proc.stdout)  # stdout carries exactly one JSON object: ours
     assert report["version"] == 1 and report["exercise"] == want["slug"]
-    assert report["status"] == status, report
-    assert proc.returncode == (0 if status == "pass" else 1), proc.stderr
+    assert report["status"] in allowed, report
+    assert proc.returncode == (0 if report["status"] == "pass" else 1), proc.stderr
     assert b"Traceback" not in proc.stderr
-    if status != want["expect-status"]:
+    if status != want["expect-status"].split("|")[0]:
         return  # a documented limit of the fallback: the messages belong to the sandboxed outcome
     if "expect-message" in want:
         assert want["expect-message"] in (report["message"] or ""), report["message"]
