@@ -877,3 +877,101 @@ def _np_dot(q, k, v, mask=None):
         scores = np.where(mask, -np.inf, scores)
     w = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return np.dot(w / w.sum(axis=-1, keepdims=True), v)
+
+
+_first_probes = probes
+
+
+def probes(rng):  # noqa: F811 -- the first probes, then batched scores near +1e4
+    yield from _first_probes(rng)
+    q, k, v = _qkv(rng, (2,), 4, 5, 4, 3)
+    q[..., 0], k[..., 0] = 2e4, 1.0
+    yield "attention", (q, k, v), {}
+
+
+def _att(q, k, v, mask=None, *, d_k=None, shift=None, mask_if=None, dtype=np.float64):
+    """Attention with one known mistake switched on: d_k(q, k), shift(raw scores, masked scores), mask_if(mask,
+    scores) deciding whether the mask is applied, and the dtype of the arithmetic."""
+    q, k, v = (np.asarray(a, dtype=dtype) for a in (q, k, v))
+    dk = q.shape[-1] if d_k is None else d_k(q, k)
+    s = q @ np.swapaxes(k, -1, -2) / np.asarray(np.sqrt(dk), dtype=dtype)
+    m = s if mask is None or (mask_if is not None and not mask_if(mask, s)) else np.where(mask, -np.inf, s)
+    e = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, m)))
+    return e / e.sum(axis=-1, keepdims=True) @ v
+
+
+def _att_with(**switches):
+    def attention(q, k, v, mask=None):
+        return _att(q, k, v, mask, **switches)
+    return attention
+
+
+_mistake_d_k_axis_one = mistake(
+    "d-k-from-axis-one", "read d_k as q.shape[-1]: q.shape[1] is the feature width only for 2-D q")(
+    _att_with(d_k=lambda q, k: q.shape[1]))
+_mistake_scale_key_count = mistake(
+    "scale-by-key-count", "divide the scores by sqrt(d_k) = sqrt(q.shape[-1]), not by the square root of the number "
+    "of keys")(_att_with(d_k=lambda q, k: k.shape[-2]))
+_mistake_first_key_shift = mistake(
+    "shift-by-first-key", "subtract each row's maximum before np.exp, not the first key's score: a larger score in "
+    "the row still overflows")(_att_with(shift=lambda s, m: s[..., :1]))
+_mistake_mean_shift = mistake(
+    "shift-by-mean", "subtract each row's maximum before np.exp, not its mean: a score far above the mean still "
+    "overflows")(_att_with(shift=lambda s, m: s.mean(axis=-1, keepdims=True)))
+_mistake_max_over_queries = mistake(
+    "max-over-queries", "subtract each query row's maximum (axis=-1), not each key column's (axis=-2): a row far "
+    "below the others underflows to 0/0")(_att_with(shift=lambda s, m: m.max(axis=-2, keepdims=True)))
+_mistake_mask_full_shape = mistake(
+    "mask-only-full-shape", "apply any mask that broadcasts to the scores (np.where(mask, -np.inf, scores)), not only "
+    "one of their full shape: a shared (T_q, T_k) mask is silently ignored")(
+    _att_with(mask_if=lambda mask, s: np.shape(mask) == s.shape))
+_mistake_float32 = mistake(
+    "float32-arithmetic", "compute in float64: float32 keeps about seven digits, which large scores turn into "
+    "visible errors in the weights")(_att_with(dtype=np.float32))
+
+
+@mistake("scale-folded-in-place", "scale a copy (q / sqrt(d_k)) or the scores, not q with /=, which changes the "
+         "caller's queries on every call")
+def _att_scale_in_place(q, k, v, mask=None):
+    out = _att(q, k, v, mask)
+    q /= np.sqrt(q.shape[-1])
+    return out
+
+
+def _att_literal(k_t, axis):
+    def attention(q, k, v, mask=None):
+        scores = q @ k_t(k) / np.sqrt(q.shape[-1])
+        if mask is not None:
+            scores = np.where(mask, -np.inf, scores)
+        w = np.exp(scores - scores.max(axis=axis, keepdims=True))
+        return w / w.sum(axis=axis, keepdims=True) @ v
+    return attention
+
+
+_mistake_only_3d = mistake(
+    "only-3d", "swap the last two axes with np.swapaxes(k, -1, -2) and reduce over axis=-1: transpose(0, 2, 1) and "
+    "axis=2 fit only 3-D inputs")(_att_literal(lambda k: k.transpose(0, 2, 1), 2))
+_mistake_only_4d = mistake(
+    "only-4d", "swap the last two axes with np.swapaxes(k, -1, -2): transpose(0, 1, 3, 2) fits only 4-D inputs")(
+    _att_literal(lambda k: k.transpose(0, 1, 3, 2), -1))
+
+
+@mistake("index-broadcast-2d", "reduce with keepdims=True instead of indexing with [:, None], which is keepdims "
+                               "only for 2-D scores")
+def _att_index_2d(q, k, v, mask=None):
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, -np.inf, scores)
+    w = np.exp(scores - scores.max(axis=-1)[:, None])
+    return w / w.sum(axis=-1)[:, None] @ v
+
+
+@mistake("stable-only-2d", "subtract each row's maximum on the batched path too, not only for 2-D inputs")
+def _att_stable_2d(q, k, v, mask=None):
+    return _att(q, k, v, mask, shift=None if np.ndim(q) == 2 else (lambda s, m: 0.0))
+
+
+@mistake("stable-only-unmasked", "subtract each row's maximum on the masked path too (after setting the blocked "
+                                 "scores to -inf), not only when no mask is given")
+def _att_stable_unmasked(q, k, v, mask=None):
+    return _att(q, k, v, mask, shift=None if mask is None else (lambda s, m: 0.0))

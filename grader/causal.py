@@ -682,3 +682,92 @@ def _out_like_q(q, k, v):
     for i in range(q.shape[0]):
         out[i] = w[i] @ v
     return out, w
+
+
+_first_probes = probes
+
+
+def probes(rng):  # noqa: F811 -- the first probes, then scores in the thousands, which overflow any other shift
+    yield from _first_probes(rng)
+    yield "causal_attention", (40.0 * rng.normal(size=(5, 4)), 40.0 * rng.normal(size=(5, 4)),
+                               rng.normal(size=(5, 3))), {}
+
+
+def _causal(q, k, v, *, shift=None, dtype=np.float64, divisor=None, k_q=False, zeros_not_inf=False,
+            out_unmasked=False, out_transposed=False):
+    """causal_attention with one known mistake switched on (shift(raw scores, blocked) replaces the row max)."""
+    q, k, v = (np.asarray(a, dtype=dtype) for a in (q, k, v))
+    T, d_k = q.shape
+    s = (k @ q.T if k_q else q @ k.T) / np.asarray(np.sqrt(d_k) if divisor is None else divisor(d_k), dtype=dtype)
+    blocked = _future(T)
+
+    def softmax(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    if zeros_not_inf:
+        w = softmax(np.tril(s))
+    else:
+        m = np.where(blocked, -np.inf, s)
+        e = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, blocked)))
+        w = e / e.sum(axis=-1, keepdims=True)
+    out = softmax(s) @ v if out_unmasked else (w.T if out_transposed else w) @ v
+    return out, w
+
+
+def _causal_with(**switches):
+    def causal_attention(q, k, v):
+        return _causal(q, k, v, **switches)
+    return causal_attention
+
+
+def _visible_mean(s, blocked):
+    return np.where(blocked, 0.0, s).sum(axis=-1, keepdims=True) / (~blocked).sum(axis=-1, keepdims=True)
+
+
+_mistake_allowed_tril_k1 = mistake(
+    "allowed-includes-next", "the allowed keys are np.tril(..., k=0): with k=1 each query also sees the next key",
+    fn="causal_mask")(lambda T: ~np.tril(np.ones((T, T), dtype=bool), k=1))
+_mistake_diag_shift = mistake(
+    "shift-by-diagonal", "subtract each row's maximum before np.exp, not its diagonal score: a larger score in the "
+    "row still overflows", fn="causal_attention")(_causal_with(shift=lambda s, b: np.diag(s)[:, None]))
+_mistake_first_key_shift = mistake(
+    "shift-by-first-key", "subtract each row's maximum before np.exp, not the first key's score: a larger score in "
+    "the row still overflows", fn="causal_attention")(_causal_with(shift=lambda s, b: s[:, :1]))
+_mistake_mean_shift = mistake(
+    "shift-by-mean", "subtract each row's maximum before np.exp, not the mean of its visible scores: a score far "
+    "above the mean still overflows", fn="causal_attention")(_causal_with(shift=_visible_mean))
+_mistake_float32 = mistake(
+    "float32-arithmetic", "compute in float64: float32 keeps about seven digits, which large scores turn into "
+    "visible errors in the weights", fn="causal_attention")(_causal_with(dtype=np.float32))
+_mistake_out_unmasked = mistake(
+    "out-before-mask", "compute out from the masked weights, the ones returned: out here still sees the future",
+    fn="causal_attention")(_causal_with(out_unmasked=True))
+_mistake_out_transposed = mistake(
+    "out-transposed-weights", "compute out = weights @ v, not weights.T @ v: row i of the weights is what query i "
+    "reads", fn="causal_attention")(_causal_with(out_transposed=True))
+_mistake_scale_precedence = mistake(
+    "scale-precedence", "divide by np.sqrt(d_k): `/ d_k ** 1/2` is read as (/ d_k) / 2", fn="causal_attention")(
+    _causal_with(divisor=lambda d_k: d_k * 2))
+_mistake_scores_k_q = mistake(
+    "scores-k-q-transposed", "compute the scores as q @ k.T, not k @ q.T: entry [i, j] pairs query i with key j",
+    fn="causal_attention")(_causal_with(k_q=True))
+_mistake_tril_scores = mistake(
+    "tril-scores", "set the future scores to -inf (np.where(mask, -np.inf, scores)); np.tril(scores) sets them to 0, "
+    "and exp(0) still gives them weight", fn="causal_attention")(_causal_with(zeros_not_inf=True))
+
+
+@mistake("scale-folded-in-place", "scale a copy (q / sqrt(d_k)) or the scores, not q with /=, which changes the "
+         "caller's queries", fn="causal_attention")
+def _causal_scale_in_place(q, k, v):
+    out = _causal(q, k, v)
+    q /= np.sqrt(q.shape[1])
+    return out
+
+
+@mistake("missing-keepdims", "reduce with keepdims=True so each row's max and sum broadcast back over the keys",
+         fn="causal_attention")
+def _causal_missing_keepdims(q, k, v):
+    s = np.where(_future(q.shape[0]), -np.inf, q @ k.T / np.sqrt(q.shape[1]))
+    e = np.exp(s - s.max(axis=-1))
+    w = e / e.sum(axis=-1)
+    return w @ v, w

@@ -579,3 +579,118 @@ def _global_max(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
 def _max_before_mask(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
     _checked(n_heads, n_kv_heads)
     return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, subtract="before-mask")
+
+
+_first_probes = probes
+
+
+def probes(rng):  # noqa: F811 -- the first probes, then multi-query attention over a batch, and too few query heads
+    yield from _first_probes(rng)
+    yield "gqa_attention", (*_inputs(rng, 2, 4, 8, 2, 1, 3, scale=2.0), 2, 1), {}
+    yield "gqa_attention", (*_inputs(rng, 1, 4, 8, 2, 4, 3), 2, 4), {}
+    # scores in the thousands: a shift by anything but each row's maximum overflows or underflows here
+    yield "gqa_attention", (*_inputs(rng, 2, 5, 8, 4, 2, 3, scale=40.0), 4, 2), {}
+
+
+def _gqa(x, W_q, W_k, W_v, W_o, H, H_kv, *, kv_of=None, scale=None, blocked=None, shift=None, zero_after=False):
+    """gqa_attention with one known mistake switched on, for the variants below."""
+    _checked(H, H_kv)
+    x = np.asarray(x, dtype=np.float64)
+    B, T, _ = x.shape
+    hd = W_q.shape[1] // H
+    kv_of = np.arange(H) // (H // H_kv) if kv_of is None else np.asarray(kv_of)
+    q = (x @ W_q).reshape(B, T, H, hd).transpose(0, 2, 1, 3)
+    k = (x @ W_k).reshape(B, T, H_kv, hd).transpose(0, 2, 1, 3)[:, kv_of]
+    v = (x @ W_v).reshape(B, T, H_kv, hd).transpose(0, 2, 1, 3)[:, kv_of]
+    s = q @ np.swapaxes(k, -1, -2) * (1 / np.sqrt(hd) if scale is None else scale)
+    if zero_after:
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        w = w / w.sum(axis=-1, keepdims=True) * np.tril(np.ones((T, T)))
+    else:
+        m = np.where(np.triu(np.ones((T, T), dtype=bool), 1) if blocked is None else blocked(T), -np.inf, s)
+        w = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, m)))
+        w = w / w.sum(axis=-1, keepdims=True)
+    return (w @ v).transpose(0, 2, 1, 3).reshape(B, T, H * hd) @ W_o
+
+
+def _gqa_with(**switches):
+    def gqa_attention(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+        return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, **switches)
+    return gqa_attention
+
+
+_mistake_diag_shift = mistake(
+    "shift-by-diagonal", "subtract each row's maximum before np.exp, not its diagonal score: a larger score in the "
+    "row still overflows")(_gqa_with(shift=lambda s, m: np.diagonal(s, axis1=-2, axis2=-1)[..., None]))
+_mistake_mean_shift = mistake(
+    "shift-by-mean", "subtract each row's maximum before np.exp, not its mean: a score far above the mean still "
+    "overflows")(_gqa_with(shift=lambda s, m: s.mean(axis=-1, keepdims=True)))
+_mistake_mask_diagonal = mistake(
+    "mask-includes-diagonal", "mask only the positions strictly above the diagonal (np.triu(..., k=1)); every "
+    "position attends to itself")(_gqa_with(blocked=lambda T: np.triu(np.ones((T, T), dtype=bool))))
+_mistake_keep_as_blocked = mistake(
+    "keep-mask-as-blocked", "np.tril(ones) marks the positions to keep: fill where it is False (or use "
+    "np.triu(..., k=1) as the blocked mask), not where it is True")(
+    _gqa_with(blocked=lambda T: np.tril(np.ones((T, T), dtype=bool))))
+_mistake_zero_after = mistake(
+    "mask-after-softmax", "mask the scores with -inf before the softmax; zeroing weights afterwards leaves rows that "
+    "no longer sum to one")(_gqa_with(zero_after=True))
+
+
+@mistake("kv-head-by-n-kv", "query head h reads KV head h // (n_heads // n_kv_heads), the group size, not "
+         "h // n_kv_heads")
+def _kv_by_n_kv(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, kv_of=np.arange(n_heads) // n_kv_heads)
+
+
+@mistake("scale-by-kv-width", "divide the scores by sqrt(hd), one head's width, not by the width of all the KV "
+         "heads (n_kv_heads * hd)")
+def _scale_kv_width(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, scale=1 / np.sqrt(W_k.shape[1]))
+
+
+@mistake("batch-of-one", "keep the batch axis throughout: this computes only x[0] and drops the other sequences")
+def _gqa_batch_one(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    return _gqa(np.asarray(x)[:1], W_q, W_k, W_v, W_o, n_heads, n_kv_heads)
+
+
+@mistake("repeat-weight-columns", "repeat whole KV heads (np.repeat on the head axis of k and v), not single "
+         "columns of W_k and W_v")
+def _repeat_columns(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    g = n_heads // n_kv_heads
+    return _gqa(x, W_q, np.repeat(W_k, g, axis=1), np.repeat(W_v, g, axis=1), W_o, n_heads, n_heads)
+
+
+@mistake("scale-folded-in-place", "scale a copy (W_q / sqrt(hd)) or the scores, not W_q with /=, which changes the "
+         "caller's matrix on every call")
+def _gqa_scale_in_place(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    y = _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads)
+    W_q /= np.sqrt(W_q.shape[1] // n_heads)
+    return y
+
+
+@mistake("mqa-squeeze", "keep the head axis of a single KV head (shape (B, 1, T, hd)) and let it broadcast: "
+         "np.squeeze also drops the axes that line the batch up")
+def _mqa_squeeze(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    if n_kv_heads != 1:
+        return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads)
+    B, T, _ = x.shape
+    hd = W_q.shape[1] // n_heads
+    q = (x @ W_q).reshape(B, T, n_heads, hd).transpose(0, 2, 1, 3)
+    k, v = (np.squeeze((x @ W).reshape(B, T, 1, hd).transpose(0, 2, 1, 3)) for W in (W_k, W_v))
+    s = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, q @ np.swapaxes(k, -1, -2) / np.sqrt(hd))
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+    return (w @ v).transpose(0, 2, 1, 3).reshape(B, T, n_heads * hd) @ W_o
+
+
+@mistake("no-group-check", "raise ValueError when n_heads is not a multiple of n_kv_heads, before computing the "
+         "group size (here n_heads // n_kv_heads is 0)")
+def _no_group_check(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    g = n_heads // n_kv_heads
+    kv_of = [h // g for h in range(n_heads)]  # ZeroDivisionError when there are more KV heads than query heads
+    if n_heads % n_kv_heads:
+        raise ValueError("a head count that is not a multiple fails by accident here")
+    return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, kv_of=kv_of)

@@ -627,3 +627,81 @@ def _no_max_subtraction(q, k, v, window):
          "scores: a row far below it underflows to 0/0", fn="window_attention")
 def _global_max(q, k, v, window):
     return _variant(q, k, v, window, subtract="global")
+
+
+_first_probes = probes
+
+
+def probes(rng):  # noqa: F811 -- the first probes, a negative window, and scores in the thousands
+    yield from _first_probes(rng)
+    yield "sliding_window_mask", (5, -2), {}
+    yield "window_attention", (40.0 * rng.normal(size=(6, 4)), 40.0 * rng.normal(size=(6, 4)),
+                               rng.normal(size=(6, 3)), 3), {}
+
+
+def _win(q, k, v, window, *, shift=None, mask_size=None, max_first=False):
+    """window_attention with one known mistake switched on (shift(raw scores, blocked, window) replaces the row
+    maximum)."""
+    q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
+    T, d_k = q.shape
+    blocked = _band(T if mask_size is None else mask_size(q), window)
+    s = q @ k.T / np.sqrt(d_k)
+    if max_first:
+        e = np.exp(s - s.max(axis=-1, keepdims=True)) * ~blocked
+    else:
+        m = np.where(blocked, -np.inf, s)
+        e = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, blocked, window)))
+    w = e / e.sum(axis=-1, keepdims=True)
+    return w @ v, w
+
+
+def _win_with(**switches):
+    def window_attention(q, k, v, window):
+        return _win(q, k, v, window, **switches)
+    return window_attention
+
+
+def _oldest(s, blocked, window):
+    T = s.shape[0]
+    return s[np.arange(T), np.maximum(np.arange(T) - window + 1, 0)][:, None]
+
+
+def _window_mean(s, blocked, window):
+    return np.where(blocked, 0.0, s).sum(axis=-1, keepdims=True) / (~blocked).sum(axis=-1, keepdims=True)
+
+
+_mistake_win_diag = mistake(
+    "shift-by-diagonal", "subtract each row's maximum before np.exp, not its diagonal score: a larger score in the "
+    "window still overflows", fn="window_attention")(_win_with(shift=lambda s, b, w: np.diag(s)[:, None]))
+_mistake_win_oldest = mistake(
+    "shift-by-oldest-key", "subtract each row's maximum before np.exp, not the oldest key's score in the window: a "
+    "larger score still overflows", fn="window_attention")(_win_with(shift=_oldest))
+_mistake_win_mean = mistake(
+    "shift-by-mean", "subtract each row's maximum before np.exp, not the mean of the scores in its window: a score "
+    "far above the mean still overflows", fn="window_attention")(_win_with(shift=_window_mean))
+_mistake_win_max_first = mistake(
+    "max-before-mask", "block the keys with -inf first, then subtract the maximum of the open keys: a maximum over "
+    "the blocked keys too underflows the open ones to 0/0", fn="window_attention")(_win_with(max_first=True))
+_mistake_win_mask_d_k = mistake(
+    "mask-from-d-k", "build the mask from the sequence length T = q.shape[0], not from d_k = q.shape[1]",
+    fn="window_attention")(_win_with(mask_size=lambda q: q.shape[1]))
+_mistake_win_sign = mistake(
+    "window-sign-flipped", "block the keys window or more steps back, i - j >= window, not j - i >= window, which "
+    "only blocks the future again", fn="sliding_window_mask")(
+    lambda T, window: _band(T, window, past=lambda d, w: -d >= w))
+
+
+@mistake("validates-zero-only", "reject every window below 1 (if window < 1), not only 0: a negative window "
+         "silently blocks everything", fn="sliding_window_mask")
+def _win_validate_zero(T, window):
+    if window == 0:
+        raise ValueError("window must be >= 1")
+    return _band(T, window, validate=False)
+
+
+@mistake("scale-folded-in-place", "scale a copy (q / sqrt(d_k)) or the scores, not q with /=, which changes the "
+         "caller's queries", fn="window_attention")
+def _win_scale_in_place(q, k, v, window):
+    out = _win(q, k, v, window)
+    q /= np.sqrt(q.shape[1])
+    return out

@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail stable
+# diagnosis: shift-by-first-key
 # mistake: shifts each row by the score of the first key instead of the row's maximum
 # must-pass: scale mask batch-dims sum-to-one matches-reference
 import numpy as np

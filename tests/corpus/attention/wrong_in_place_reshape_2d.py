@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail input-unchanged
+# diagnosis: scale-folded-in-place
 # mistake: lifts 2-D inputs to 3-D with a view and then scales q in place, which changes the caller's q
 # must-pass: stable scale matches-reference
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail stable
+# diagnosis: shift-by-mean
 # mistake: centres each row of scores on its mean instead of subtracting the maximum
 # must-pass: scale mask batch-dims sum-to-one matches-reference
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail stable
+# diagnosis: stable-only-2d
 # mistake: the plain 2-D path subtracts the row maximum, the batched path (a loop-free einsum) forgets to
 # must-pass: scale mask batch-dims sum-to-one matches-reference
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail stable
+# diagnosis: stable-only-unmasked
 # mistake: subtracts the row maximum only when no mask is given; the masked path exponentiates the raw scores
 # must-pass: scale mask batch-dims sum-to-one matches-reference
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail stable
+# diagnosis: shift-by-diagonal
 # mistake: shifts each row by its diagonal score (always visible) instead of the row's maximum
 # must-pass: scale sum-to-one upper-triangle-zero prefix matches-reference
 import numpy as np

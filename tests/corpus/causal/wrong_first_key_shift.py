@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail stable
+# diagnosis: shift-by-first-key
 # mistake: shifts each row by the first key's score (every query sees key 0) instead of the row's maximum
 # must-pass: scale sum-to-one upper-triangle-zero prefix matches-reference
 import numpy as np

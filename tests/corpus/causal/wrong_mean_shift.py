@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail stable
+# diagnosis: shift-by-mean
 # mistake: centres each row on the mean of its visible scores instead of subtracting the maximum
 # must-pass: scale sum-to-one upper-triangle-zero prefix matches-reference
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail stable
+# diagnosis: shift-by-mean
 # mistake: shifts each row of scores by its mean instead of the row's maximum
 # must-pass: scale prefix equals-mha group-mapping matches-reference
 import numpy as np

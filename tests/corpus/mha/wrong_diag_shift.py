@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail matches-reference
+# diagnosis: shift-by-diagonal
 # mistake: shifts each row of scores by its diagonal entry (never masked) instead of the row's maximum
 # must-pass: scale prefix single-head sum-to-one upper-triangle-zero
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail matches-reference
+# diagnosis: shift-by-first-key
 # mistake: shifts each row of scores by the first key's score (visible to every query) instead of the row's maximum
 # must-pass: scale prefix single-head sum-to-one upper-triangle-zero
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail stable
+# diagnosis: shift-by-diagonal
 # mistake: shifts each row by its diagonal score (always in the window) instead of the row's maximum
 # must-pass: scale sum-to-one blocked-zero prefix matches-reference
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail stable
+# diagnosis: shift-by-mean
 # mistake: centres each row on the mean of the scores in its window instead of subtracting the maximum
 # must-pass: scale sum-to-one blocked-zero prefix matches-reference
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail stable
+# diagnosis: shift-by-oldest-key
 # mistake: shifts each row by the score of the oldest key still in its window instead of the row's maximum
 # must-pass: scale sum-to-one blocked-zero prefix matches-reference
 import numpy as np
