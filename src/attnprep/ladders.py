@@ -393,7 +393,8 @@ def long_length(t: int = LONG_T) -> Rung:
 
 # The medium rung that sizes the long one, and the seconds the candidate's call on the long rung may take.
 MEDIUM_T = 128
-LONG_RUNG_BUDGET_S = 2.5  # projected seconds of one long call: vectorised code stays far below it even on a loaded machine
+# Projected seconds of one long call: vectorised code stays far below it even on a loaded machine.
+LONG_RUNG_BUDGET_S = 2.5
 
 
 class Stopwatch:
