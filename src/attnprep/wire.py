@@ -164,6 +164,33 @@ def _value_bytes(arr: np.ndarray) -> int:
     return int(arr.size) * max(8, arr.dtype.itemsize)
 
 
+# A nested list of plain numbers inside a returned value travels as one array above this many numbers, as the
+# judge would read it (np.asarray): a (1,024, 1,024) result built from lists must not cost a million JSON items.
+LIST_AS_ARRAY = 4096
+_SCALARS = (int, float, bool)
+
+
+def _plain_number_nest(value: list | tuple) -> np.ndarray | None:
+    """`value` as an array if it is a rectangular nest of Python numbers with more than LIST_AS_ARRAY of them."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        for v in item:
+            if type(v) in _SCALARS:
+                count += 1
+            elif type(v) in (list, tuple):
+                stack.append(v)
+            else:
+                return None  # arrays, objects: kept as they are (a check may expect a list of arrays)
+    if count <= LIST_AS_ARRAY:
+        return None
+    try:
+        arr = np.array(value)
+    except (ValueError, TypeError, OverflowError):
+        return None  # ragged
+    return arr if arr.dtype.kind in "biuf" else None
+
+
 def encode(value: Any, blobs: list[bytes], limit: int = MAX_MESSAGE_BYTES, depth: int = 0) -> Any:
     """Turn a value into JSON-able data, appending array payloads to `blobs`."""
     if depth > MAX_DEPTH:
@@ -196,6 +223,10 @@ def encode(value: Any, blobs: list[bytes], limit: int = MAX_MESSAGE_BYTES, depth
     if isinstance(value, (int, float)):  # bool/int/float subclasses: keep the plain value
         return float(value) if isinstance(value, float) else int(value)
     if isinstance(value, (list, tuple)):
+        if depth >= 1 and type(value) in (list, tuple):  # inside a returned tuple or list, never the value itself
+            arr = _plain_number_nest(value)
+            if arr is not None:
+                return encode(arr, blobs, limit, depth)
         items = [encode(v, blobs, limit, depth + 1) for v in value]
         return items if isinstance(value, list) else {"$tuple": items}
     if isinstance(value, dict):
