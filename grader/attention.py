@@ -17,6 +17,7 @@ from attnprep.grading import (
     softmax_divisor,
     worst_entry,
 )
+from attnprep.ladders import Stopwatch, check_close_fast, meanwhile, normal, peak_text, peaked_qk, up_to_long
 
 FUNCTIONS = ("attention",)
 
@@ -519,7 +520,8 @@ _STABLE_FIX = ("subtract each row's maximum (over the keys it may see) from the 
                "float64")
 
 
-@invariant("stable", "no overflow when scores are near +-1e4 or rows are at very different scales")
+@invariant("stable", "no overflow when scores are near +-1e4, rows are at very different scales, or each "
+                      "row's maximum sits at a random open key, on 2-D, batched and 4-D inputs")
 def stable(cand, ref, rng):
     # Every verdict compares the candidate with itself: the same q, k and v at scores of about 1 against the same
     # problem moved to scores of about 1e4 by a change attention must ignore. Where the candidate already gives nan
@@ -576,9 +578,65 @@ def stable(cand, ref, rng):
             raise Fail(f"{what}: output[{i}, {c}] is {fmt(out_x[i, c])}, expected {fmt(out0[i, c])}, what the same "
                        f"call gives at scores of about 1 (the same number is added to every score of query row {i}, "
                        f"which a softmax ignores): {_STABLE_FIX}")
+    _stable_peaked(cand, ref, rng, lift)
 
 
-@invariant("matches-reference", "matches a reference attention to rtol 1e-6, with and without masks")
+# (what, batch dims, T_q, T_k, mask shape or None, mask left out): every code path a solution may take.
+_PEAKED_PATHS = (
+    ("2-D, no mask", (), 12, 16, None, True),
+    ("batched (3,), mask=None", (3,), 10, 10, None, False),
+    ("batched (3,), one (T_q, T_k) mask", (3,), 10, 13, (10, 13), False),
+    ("4-D (2, 3), no mask", (2, 3), 9, 7, None, True),
+    ("4-D (2, 3), a (B, 1, 1, T_k) padding mask", (2, 3), 8, 11, (2, 1, 1, 11), False),
+)
+
+
+def _stable_peaked(cand, ref, rng, lift):
+    """Scores up to about 1e4 whose largest entry in each row sits at a random open key, far above the rest of
+    the row, rows at very different offsets, on every code path (2-D, batched, 4-D; with and without a mask).
+
+    A softmax shifted by the first key's score, the row mean or one global maximum overflows here, and so does
+    one stabilised on one path only. Finite numbers are asked wherever an ordinary problem on the same path gives
+    them; the values are held to the reference only where the candidate matches it there."""
+    d_k, d_v = 4, 3
+    for name, batch, t_q, t_k, mshape, left_out in _PEAKED_PATHS:
+        m = _make_mask(rng, mshape, j_star=int(rng.integers(0, t_k))) if mshape else (_NO_MASK if left_out else None)
+        n = lift if not batch else 0  # a 2-D problem is lifted for code written for batches only (batch-dims)
+        q0, k0, v0 = _qkv(rng, batch, t_q, t_k, d_k, d_v)
+        base = attempt(_run_lifted, cand, n, q0, k0, v0, m)
+        if isinstance(base, Broke) or not np.isfinite(base[0]).all():
+            continue  # fails on an ordinary problem on this path: for the other checks
+        mask = None if m is _NO_MASK else m
+        matches = np.allclose(base[0], ref.attention(q0, k0, v0, mask), rtol=1e-6, atol=1e-9)
+        allowed = True if mask is None else ~np.asarray(mask)
+        q, k, _ = peaked_qk(rng, batch, t_q, t_k, d_k, allowed=allowed)
+        v = normal(rng, (*batch, t_k, d_v))
+        out, label = _run_lifted(cand, n, q, k, v, m)
+        scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)
+        if mask is not None:
+            scores = np.where(mask, -np.inf, scores)
+        what = (f"{label} ({name}) with each query row's largest score at a random open key, up to about 1e4 and "
+                "far above the rest of the row")
+        bad = ~np.isfinite(out)
+        # a batched path that is already wrong on an ordinary problem mixes rows or batch elements (batch-dims
+        # reports it): its overflow here is no evidence about the softmax
+        if bad.any() and (matches or not batch):
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise Fail(f"{what}: output[{_at(idx)}] is {fmt(out[idx])} (overflow or 0/0) where "
+                       f"{peak_text(scores, idx[:-1])}, while an ordinary problem on the same path gives a finite "
+                       f"output: {_STABLE_FIX}")
+        if not matches:
+            continue
+        want = ref.attention(q, k, v, mask)
+        idx = worst_entry(out, want, 1e-6, 1e-9)
+        if idx is not None:
+            raise Fail(f"{what}: output[{_at(idx)}] is {fmt(out[idx])}, expected {fmt(want[idx])}, where "
+                       f"{peak_text(scores, idx[:-1])}; the same code matches on an ordinary problem on this path: "
+                       f"{_STABLE_FIX}")
+
+
+@invariant("matches-reference", "matches a reference attention to rtol 1e-6, with and without masks, "
+                                 "T = 1,024 included")
 def matches_reference(cand, ref, rng):
     cases = (((), 5, 5, 4, 4), ((), 3, 8, 6, 2), ((4,), 6, 6, 8, 8), ((2, 3), 5, 7, 4, 6),
              ((1,), 1, 1, 2, 3), ((2, 2, 2), 3, 4, 5, 2))
@@ -601,6 +659,20 @@ def matches_reference(cand, ref, rng):
         m = _make_mask(rng, mshape, j_star=int(rng.integers(0, t_k)))
         out, label = _run(cand, q, k, v, m)
         check_close(out, ref.attention(q, k, v, m), label)
+    # Long sequences, the mask left out (its default): code that changes precision or method above some length
+    # (float32 for long inputs) is right on every small problem above. Scores of about +-25 make float32's
+    # rounding show well above rtol 1e-6.
+    watch = Stopwatch()
+
+    def long(rung):
+        T = rung.value
+        q, k, v = normal(rng, (T, 4), scale=5.0), normal(rng, (T, 4), scale=5.0), normal(rng, (T, 3))
+        want = meanwhile(ref.attention, q, k, v)
+        with watch:
+            out, label = _run(cand, q, k, v)
+        check_close_fast(out, want(), label)
+
+    up_to_long(long, watch)
 
 
 @invariant("input-unchanged", "q, k, v and mask are not modified")
@@ -613,6 +685,10 @@ def input_unchanged(cand, ref, rng):
     cases.append((" (no mask)", (q, k, v)))
     q, k, v = _qkv(rng, (), 5, 5, 3, 2)
     cases.append((" (2-D, with a mask)", (q, k, v, _make_mask(rng, (5, 5), j_star=1))))
+    q, k, v = _qkv(rng, (2, 3), 4, 6, 3, 2)
+    cases.append((" (4-D, a (B, 1, 1, T_k) padding mask)", (q, k, v, _make_mask(rng, (2, 1, 1, 6), j_star=2))))
+    q, k, v = _qkv(rng, (3,), 1, 4, 2, 3)
+    cases.append((" (batched, T_q = 1, mask=None)", (q, k, v, None)))
     for note, args in cases:
         for _ in range(2):  # a second call would see the damage of the first
             got = attempt(cand.call_tracking_args, "attention", *args)
@@ -801,3 +877,101 @@ def _np_dot(q, k, v, mask=None):
         scores = np.where(mask, -np.inf, scores)
     w = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return np.dot(w / w.sum(axis=-1, keepdims=True), v)
+
+
+_first_probes = probes
+
+
+def probes(rng):  # noqa: F811 -- the first probes, then batched scores near +1e4
+    yield from _first_probes(rng)
+    q, k, v = _qkv(rng, (2,), 4, 5, 4, 3)
+    q[..., 0], k[..., 0] = 2e4, 1.0
+    yield "attention", (q, k, v), {}
+
+
+def _att(q, k, v, mask=None, *, d_k=None, shift=None, mask_if=None, dtype=np.float64):
+    """Attention with one known mistake switched on: d_k(q, k), shift(raw scores, masked scores), mask_if(mask,
+    scores) deciding whether the mask is applied, and the dtype of the arithmetic."""
+    q, k, v = (np.asarray(a, dtype=dtype) for a in (q, k, v))
+    dk = q.shape[-1] if d_k is None else d_k(q, k)
+    s = q @ np.swapaxes(k, -1, -2) / np.asarray(np.sqrt(dk), dtype=dtype)
+    m = s if mask is None or (mask_if is not None and not mask_if(mask, s)) else np.where(mask, -np.inf, s)
+    e = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, m)))
+    return e / e.sum(axis=-1, keepdims=True) @ v
+
+
+def _att_with(**switches):
+    def attention(q, k, v, mask=None):
+        return _att(q, k, v, mask, **switches)
+    return attention
+
+
+_mistake_d_k_axis_one = mistake(
+    "d-k-from-axis-one", "read d_k as q.shape[-1]: q.shape[1] is the feature width only for 2-D q")(
+    _att_with(d_k=lambda q, k: q.shape[1]))
+_mistake_scale_key_count = mistake(
+    "scale-by-key-count", "divide the scores by sqrt(d_k) = sqrt(q.shape[-1]), not by the square root of the number "
+    "of keys")(_att_with(d_k=lambda q, k: k.shape[-2]))
+_mistake_first_key_shift = mistake(
+    "shift-by-first-key", "subtract each row's maximum before np.exp, not the first key's score: a larger score in "
+    "the row still overflows")(_att_with(shift=lambda s, m: s[..., :1]))
+_mistake_mean_shift = mistake(
+    "shift-by-mean", "subtract each row's maximum before np.exp, not its mean: a score far above the mean still "
+    "overflows")(_att_with(shift=lambda s, m: s.mean(axis=-1, keepdims=True)))
+_mistake_max_over_queries = mistake(
+    "max-over-queries", "subtract each query row's maximum (axis=-1), not each key column's (axis=-2): a row far "
+    "below the others underflows to 0/0")(_att_with(shift=lambda s, m: m.max(axis=-2, keepdims=True)))
+_mistake_mask_full_shape = mistake(
+    "mask-only-full-shape", "apply any mask that broadcasts to the scores (np.where(mask, -np.inf, scores)), not only "
+    "one of their full shape: a shared (T_q, T_k) mask is silently ignored")(
+    _att_with(mask_if=lambda mask, s: np.shape(mask) == s.shape))
+_mistake_float32 = mistake(
+    "float32-arithmetic", "compute in float64: float32 keeps about seven digits, which large scores turn into "
+    "visible errors in the weights")(_att_with(dtype=np.float32))
+
+
+@mistake("scale-folded-in-place", "scale a copy (q / sqrt(d_k)) or the scores, not q with /=, which changes the "
+         "caller's queries on every call")
+def _att_scale_in_place(q, k, v, mask=None):
+    out = _att(q, k, v, mask)
+    q /= np.sqrt(q.shape[-1])
+    return out
+
+
+def _att_literal(k_t, axis):
+    def attention(q, k, v, mask=None):
+        scores = q @ k_t(k) / np.sqrt(q.shape[-1])
+        if mask is not None:
+            scores = np.where(mask, -np.inf, scores)
+        w = np.exp(scores - scores.max(axis=axis, keepdims=True))
+        return w / w.sum(axis=axis, keepdims=True) @ v
+    return attention
+
+
+_mistake_only_3d = mistake(
+    "only-3d", "swap the last two axes with np.swapaxes(k, -1, -2) and reduce over axis=-1: transpose(0, 2, 1) and "
+    "axis=2 fit only 3-D inputs")(_att_literal(lambda k: k.transpose(0, 2, 1), 2))
+_mistake_only_4d = mistake(
+    "only-4d", "swap the last two axes with np.swapaxes(k, -1, -2): transpose(0, 1, 3, 2) fits only 4-D inputs")(
+    _att_literal(lambda k: k.transpose(0, 1, 3, 2), -1))
+
+
+@mistake("index-broadcast-2d", "reduce with keepdims=True instead of indexing with [:, None], which is keepdims "
+                               "only for 2-D scores")
+def _att_index_2d(q, k, v, mask=None):
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, -np.inf, scores)
+    w = np.exp(scores - scores.max(axis=-1)[:, None])
+    return w / w.sum(axis=-1)[:, None] @ v
+
+
+@mistake("stable-only-2d", "subtract each row's maximum on the batched path too, not only for 2-D inputs")
+def _att_stable_2d(q, k, v, mask=None):
+    return _att(q, k, v, mask, shift=None if np.ndim(q) == 2 else (lambda s, m: 0.0))
+
+
+@mistake("stable-only-unmasked", "subtract each row's maximum on the masked path too (after setting the blocked "
+                                 "scores to -inf), not only when no mask is given")
+def _att_stable_unmasked(q, k, v, mask=None):
+    return _att(q, k, v, mask, shift=None if mask is None else (lambda s, m: 0.0))

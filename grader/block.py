@@ -18,6 +18,7 @@ from attnprep.grading import (
     softmax_divisor,
     worst_entry,
 )
+from attnprep.ladders import at_rung, causal_allowed, count, normal, peaked_rows
 
 FUNCTIONS = ("transformer_block",)
 
@@ -26,6 +27,8 @@ EPS = 1e-6
 
 # (B, T, d_model, n_heads, d_ff): T != d_model, d_ff above and below d_model, T = 1, one head.
 CONFIGS = [(2, 5, 8, 2, 12), (1, 1, 6, 3, 10), (3, 4, 12, 3, 16), (1, 7, 4, 1, 6), (2, 3, 16, 4, 8)]
+# The long rung of matches-reference: T past 1,024 (a prime, so no tiling or buffer size divides it).
+LONG = (1, 1_031, 8, 1, 12)  # one head: the (T, T) scores dominate the time
 
 
 def _params(rng, d_model, d_ff, attn_scale=1.0):
@@ -381,6 +384,30 @@ def _mixed_signs(rng, T, d_model):
     return z
 
 
+def _peaked_block(rng, magnitude, B=2, T=6, n_heads=2, d_head=8, d_ff=12):
+    """x and params whose attention scores are `peaked_rows`: each row's largest at a random key it may see, every
+    row of every sequence and head centred at its own offset (up to +-magnitude).
+
+    Position t of sequence b is sqrt(d_model) times the basis vector of feature b*T + t, so RMSNorm (unit weights)
+    gives c times it, c = sqrt(d_model / (1 + eps)), and W_q, W_k pick rows: W_k maps feature b*T + s to unit s of
+    every head, W_q row b*T + t holds the scores of query t, so q_t . k_s / sqrt(d_head) is the chosen score.
+    """
+    d_model = n_heads * d_head
+    scores = peaked_rows(rng, (B, n_heads, T, T), magnitude, allowed=causal_allowed(T))
+    c2 = d_model / (1.0 + EPS)
+    p = _params(rng, d_model, d_ff)
+    p["attn_norm"] = np.ones(d_model)
+    p["W_q"], p["W_k"] = np.zeros((d_model, d_model)), np.zeros((d_model, d_model))
+    x = np.zeros((B, T, d_model))
+    for b in range(B):
+        for t in range(T):
+            x[b, t, b * T + t] = np.sqrt(d_model)
+            for h in range(n_heads):
+                p["W_k"][b * T + t, h * d_head + t] = 1.0
+                p["W_q"][b * T + t, h * d_head:h * d_head + T] = scores[b, h, t] * np.sqrt(d_head) / c2
+    return x, p, n_heads
+
+
 def _stable_cases(rng):
     """(name, x, params, n_heads, advice, attention?, baseline): large values in five shapes.
 
@@ -400,6 +427,14 @@ def _stable_cases(rng):
     yield ("sequence 0 with attention scores of about 1e4 and sequence 1 with scores of a few units in one batch",
            mixed, big, n_heads, "subtract each row's own maximum (axis=-1, keepdims=True), not one maximum of the "
                                 "whole array", True, ("same", p))
+    # Each row's largest score at a random key it may see, rows at very different offsets: a softmax shifted by the
+    # diagonal's score, the first key's, the mean or one number for all rows overflows here.
+    x, p, heads = _peaked_block(rng, 1e4)
+    x_mod, p_mod, _ = _peaked_block(rng, 1.0)
+    yield ("each row's largest attention score at a random key it may see, rows centred between -1e4 and +1e4 with "
+           "spreads of thousands", x, p, heads, "subtract each row's own maximum over the keys it may see (mask "
+           "first, then .max(axis=-1, keepdims=True)), not the diagonal's score, the first key's or a mean", True,
+           ("reference", x_mod, p_mod))
     # Rank-one W_q, W_k along a direction u; x turns towards u along the sequence, so each row's largest score
     # (about 1e4) is in its masked future.
     u = rng.normal(size=d_model)
@@ -493,7 +528,7 @@ def batch_independent(cand, ref, rng):
                         context="expected its output when run on its own")
 
 
-@invariant("matches-reference", "matches a reference block to rtol 1e-6")
+@invariant("matches-reference", "matches a reference block to rtol 1e-6, up to T = 1,031")
 def matches_reference(cand, ref, rng):
     for B, T, d_model, n_heads, d_ff in CONFIGS:
         for attn_scale, x_scale in ((1.0, 1.0), (2.0, 10.0)):
@@ -501,6 +536,18 @@ def matches_reference(cand, ref, rng):
             p = _params(rng, d_model, d_ff, attn_scale)
             out, label = _run(cand, x, p, n_heads)
             check_close(out, ref.transformer_block(x, p, n_heads), label)
+    # The magnitude rung of `stable`: each row's largest attention score at a random visible key, up to 1e4.
+    with at_rung("attention scores near 1e4, each row's largest at a random visible key"):
+        x, p, n_heads = _peaked_block(rng, 1e4)
+        out, label = _run(cand, x, p, n_heads, finite=False)
+        check_close(out, ref.transformer_block(x, p, n_heads), label)
+    # A long sequence, past the 1,024 positions a precomputed causal-mask buffer is often sized for.
+    B, T, d_model, n_heads, d_ff = LONG
+    with at_rung(f"T = {count(T)}"):
+        x = normal(rng, (B, T, d_model))
+        p = _params(rng, d_model, d_ff, 2.0)
+        out, label = _run(cand, x, p, n_heads)
+        check_close(out, ref.transformer_block(x, p, n_heads), label)
 
 
 @invariant("input-unchanged", "x and every array in params are left as they were, over repeated calls")

@@ -3,10 +3,12 @@
 import numpy as np
 
 from attnprep.grading import (
+    Broke,
     CandidateError,
     Fail,
     as_array,
     as_float,
+    attempt,
     check_close,
     check_rows_sum_to_one,
     check_shape,
@@ -19,6 +21,7 @@ from attnprep.grading import (
     softmax_divisor,
     unpack,
 )
+from attnprep.ladders import Stopwatch, check_close_fast, meanwhile, normal, peak_text, peaked_qk, up_to_long
 
 FUNCTIONS = ("causal_mask", "causal_attention")
 
@@ -282,7 +285,7 @@ def scale(cand, ref, rng):
                    f"sqrt(d_k) = sqrt({d_k}) = {fmt(right)}, with d_k = q.shape[1]")
 
 
-@invariant("matches-reference", "out and weights match a reference to rtol 1e-6, square shapes included")
+@invariant("matches-reference", "out and weights match a reference to rtol 1e-6, square shapes and T = 1,024 included")
 def matches_reference(cand, ref, rng):
     for T, d_k, d_v in REFERENCE_SHAPES:
         for s in (0.5, 2.0):
@@ -291,6 +294,22 @@ def matches_reference(cand, ref, rng):
             want_out, want_w = ref.causal_attention(q, k, v)
             check_close(w, want_w, f"weights ({dims})")
             check_close(out, want_out, f"out ({dims})")
+    # Long sequences: code that changes precision or method above some length (float32 for long inputs, to save
+    # memory) is right on every small problem above. Scores of about +-25 make float32's rounding of them show in
+    # the weights well above rtol 1e-6.
+    watch = Stopwatch()
+
+    def long(rung):
+        T = rung.value
+        q, k, v = normal(rng, (T, 4), scale=5.0), normal(rng, (T, 4), scale=5.0), normal(rng, (T, 3))
+        want = meanwhile(ref.causal_attention, q, k, v)
+        with watch:
+            out, w, dims = _attend(cand, q, k, v)
+        want_out, want_w = want()
+        check_close_fast(w, want_w, f"weights ({dims})")
+        check_close_fast(out, want_out, f"out ({dims})")
+
+    up_to_long(long, watch)
 
 
 def _allowed_share(w, rows):
@@ -338,7 +357,8 @@ _STABLE_FIX = ("subtract each row's maximum over the keys it may see before np.e
                "mask with -np.inf (or -1e9) before taking that maximum, and keep the computation in float64")
 
 
-@invariant("stable", "no overflow or 0/0 with scores near +-1e4 or rows at very different scales")
+@invariant("stable", "no overflow or 0/0 with scores near +-1e4, rows at very different scales, or each "
+                      "row's maximum at a random visible key")
 def stable(cand, ref, rng):
     # Every verdict compares the candidate with itself: the same q, k and v at scores of about 1 against the
     # same problem moved to scores of about 1e4 by a change attention must ignore. Where the candidate already
@@ -400,11 +420,56 @@ def stable(cand, ref, rng):
             share = "" if kind == "weights" else f" as a share of the keys query {i} may see"
             raise Fail(f"{what}: weights[{i}, {j}]{share} is {fmt(got)}, expected {fmt(want)} ({why}): "
                        f"{_STABLE_FIX}")
+    _stable_peaked(cand, ref, rng)
+
+
+def _stable_peaked(cand, ref, rng):
+    """Each row's largest score at a random key its query may see, far above the rest of the row (up to about
+    1e4), the rows at very different offsets. A softmax shifted by the diagonal's score, the first key's, the row
+    mean or one global maximum overflows here; only each row's own maximum over the keys it sees keeps it finite.
+
+    Judged against the reference only where the candidate matches it on an ordinary problem of the same shapes
+    (a wrong scale or mask is for the other checks); a nan or inf where the ordinary problem gives finite numbers
+    is this check's either way."""
+    T, d_k, d_v = 24, 4, 3
+    q0, k0, v0 = _qkv(rng, T, d_k, d_v)
+    moderate = attempt(_attend, cand, q0, k0, v0)
+    if isinstance(moderate, Broke):
+        return  # fails on an ordinary problem: for the other checks
+    out0, w0, dims = moderate
+    if not (np.isfinite(out0).all() and np.isfinite(w0).all()):
+        return
+    want_out0, want_w0 = ref.causal_attention(q0, k0, v0)
+    matches = np.allclose(w0, want_w0, rtol=1e-6, atol=1e-9) and np.allclose(out0, want_out0, rtol=1e-6, atol=1e-9)
+    q, k, _ = peaked_qk(rng, (), T, T, d_k, allowed=~_future(T))
+    v = normal(rng, (T, d_v))
+    out, w, dims = _attend(cand, q, k, v)
+    scores = np.where(_future(T), -np.inf, q @ k.T / np.sqrt(d_k))
+    what = (f"causal_attention ({dims}) with each row's largest score at a random key its query may see, up to "
+            "about 1e4 and far above the rest of the row")
+    for arr, label in ((w, "weights"), (out, "out")):
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i, j = (int(x) for x in np.argwhere(bad)[0])
+            raise Fail(f"{what}: {label}[{i}, {j}] is {fmt(arr[i, j])} (overflow or 0/0) where "
+                       f"{peak_text(scores, (i,))}, while an ordinary problem of the same shapes gives finite "
+                       f"{label}: {_STABLE_FIX}")
+    if not matches:
+        return
+    want_out, want_w = ref.causal_attention(q, k, v)
+    for got, want, label in ((w, want_w, "weights"), (out, want_out, "out")):
+        bad = ~np.isclose(got, want, rtol=1e-6, atol=1e-9)
+        if bad.any():
+            i, j = (int(x) for x in np.argwhere(bad)[0])
+            raise Fail(f"{what}: {label}[{i}, {j}] is {fmt(got[i, j])}, expected {fmt(want[i, j])}, where "
+                       f"{peak_text(scores, (i,))}; the same code matches on an ordinary problem: {_STABLE_FIX}")
 
 
 @invariant("input-unchanged", "q, k and v are not modified")
 def input_unchanged(cand, ref, rng):
-    for T, d_k, d_v in ((5, 4, 3), (4, 2, 6)):
+    # Every call of every check is also judged for changes in place (the long rung of matches-reference among
+    # them); here the shapes that take other code paths: T = 1, d_k = 1, T = d_k = d_v.
+    for T, d_k, d_v in ((5, 4, 3), (4, 2, 6), (1, 3, 2), (6, 1, 4), (5, 5, 5)):
         q, k, v = _qkv(rng, T, d_k, d_v)
         for _ in range(2):  # a second call would see the damage of the first
             try:
@@ -617,3 +682,92 @@ def _out_like_q(q, k, v):
     for i in range(q.shape[0]):
         out[i] = w[i] @ v
     return out, w
+
+
+_first_probes = probes
+
+
+def probes(rng):  # noqa: F811 -- the first probes, then scores in the thousands, which overflow any other shift
+    yield from _first_probes(rng)
+    yield "causal_attention", (40.0 * rng.normal(size=(5, 4)), 40.0 * rng.normal(size=(5, 4)),
+                               rng.normal(size=(5, 3))), {}
+
+
+def _causal(q, k, v, *, shift=None, dtype=np.float64, divisor=None, k_q=False, zeros_not_inf=False,
+            out_unmasked=False, out_transposed=False):
+    """causal_attention with one known mistake switched on (shift(raw scores, blocked) replaces the row max)."""
+    q, k, v = (np.asarray(a, dtype=dtype) for a in (q, k, v))
+    T, d_k = q.shape
+    s = (k @ q.T if k_q else q @ k.T) / np.asarray(np.sqrt(d_k) if divisor is None else divisor(d_k), dtype=dtype)
+    blocked = _future(T)
+
+    def softmax(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    if zeros_not_inf:
+        w = softmax(np.tril(s))
+    else:
+        m = np.where(blocked, -np.inf, s)
+        e = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, blocked)))
+        w = e / e.sum(axis=-1, keepdims=True)
+    out = softmax(s) @ v if out_unmasked else (w.T if out_transposed else w) @ v
+    return out, w
+
+
+def _causal_with(**switches):
+    def causal_attention(q, k, v):
+        return _causal(q, k, v, **switches)
+    return causal_attention
+
+
+def _visible_mean(s, blocked):
+    return np.where(blocked, 0.0, s).sum(axis=-1, keepdims=True) / (~blocked).sum(axis=-1, keepdims=True)
+
+
+_mistake_allowed_tril_k1 = mistake(
+    "allowed-includes-next", "the allowed keys are np.tril(..., k=0): with k=1 each query also sees the next key",
+    fn="causal_mask")(lambda T: ~np.tril(np.ones((T, T), dtype=bool), k=1))
+_mistake_diag_shift = mistake(
+    "shift-by-diagonal", "subtract each row's maximum before np.exp, not its diagonal score: a larger score in the "
+    "row still overflows", fn="causal_attention")(_causal_with(shift=lambda s, b: np.diag(s)[:, None]))
+_mistake_first_key_shift = mistake(
+    "shift-by-first-key", "subtract each row's maximum before np.exp, not the first key's score: a larger score in "
+    "the row still overflows", fn="causal_attention")(_causal_with(shift=lambda s, b: s[:, :1]))
+_mistake_mean_shift = mistake(
+    "shift-by-mean", "subtract each row's maximum before np.exp, not the mean of its visible scores: a score far "
+    "above the mean still overflows", fn="causal_attention")(_causal_with(shift=_visible_mean))
+_mistake_float32 = mistake(
+    "float32-arithmetic", "compute in float64: float32 keeps about seven digits, which large scores turn into "
+    "visible errors in the weights", fn="causal_attention")(_causal_with(dtype=np.float32))
+_mistake_out_unmasked = mistake(
+    "out-before-mask", "compute out from the masked weights, the ones returned: out here still sees the future",
+    fn="causal_attention")(_causal_with(out_unmasked=True))
+_mistake_out_transposed = mistake(
+    "out-transposed-weights", "compute out = weights @ v, not weights.T @ v: row i of the weights is what query i "
+    "reads", fn="causal_attention")(_causal_with(out_transposed=True))
+_mistake_scale_precedence = mistake(
+    "scale-precedence", "divide by np.sqrt(d_k): `/ d_k ** 1/2` is read as (/ d_k) / 2", fn="causal_attention")(
+    _causal_with(divisor=lambda d_k: d_k * 2))
+_mistake_scores_k_q = mistake(
+    "scores-k-q-transposed", "compute the scores as q @ k.T, not k @ q.T: entry [i, j] pairs query i with key j",
+    fn="causal_attention")(_causal_with(k_q=True))
+_mistake_tril_scores = mistake(
+    "tril-scores", "set the future scores to -inf (np.where(mask, -np.inf, scores)); np.tril(scores) sets them to 0, "
+    "and exp(0) still gives them weight", fn="causal_attention")(_causal_with(zeros_not_inf=True))
+
+
+@mistake("scale-folded-in-place", "scale a copy (q / sqrt(d_k)) or the scores, not q with /=, which changes the "
+         "caller's queries", fn="causal_attention")
+def _causal_scale_in_place(q, k, v):
+    out = _causal(q, k, v)
+    q /= np.sqrt(q.shape[1])
+    return out
+
+
+@mistake("missing-keepdims", "reduce with keepdims=True so each row's max and sum broadcast back over the keys",
+         fn="causal_attention")
+def _causal_missing_keepdims(q, k, v):
+    s = np.where(_future(q.shape[0]), -np.inf, q @ k.T / np.sqrt(q.shape[1]))
+    e = np.exp(s - s.max(axis=-1))
+    w = e / e.sum(axis=-1)
+    return w @ v, w

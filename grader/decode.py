@@ -18,6 +18,7 @@ from attnprep.grading import (
     unpack,
     worst_entry,
 )
+from attnprep.ladders import at_rung, cache_lengths, count, normal, peaked_rows
 
 FUNCTIONS = ("decode_step",)
 
@@ -61,6 +62,30 @@ def _full_causal_mha(x, W_q, W_k, W_v, W_o, n_heads):
     scores = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, scores)
     out = (_softmax(scores) @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model)
     return out @ W_o
+
+
+def _prefix_cache(x, W_k, W_v, n_heads):
+    """The cache decoding x (B, t, d_model) token by token leaves: its keys and values split into heads."""
+    B, t, d_model = x.shape
+    d_head = d_model // n_heads
+
+    def split(a):
+        return a.reshape(B, t, n_heads, d_head).transpose(0, 2, 1, 3)
+
+    return split(x @ W_k), split(x @ W_v)
+
+
+def _full_rows(x, W_q, W_k, W_v, W_o, n_heads, rows):
+    """Rows `rows` of causal multi-head attention over x (B, T, d_model), without the whole (T, T) matrix."""
+    K, V = _prefix_cache(x, W_k, W_v, n_heads)
+    B, T, d_model = x.shape
+    d_head = d_model // n_heads
+    out = []
+    for t in rows:
+        q = (x[:, t] @ W_q).reshape(B, n_heads, 1, d_head)
+        w = _softmax(q @ K[:, :, :t + 1].swapaxes(-1, -2) / np.sqrt(d_head))
+        out.append((w @ V[:, :, :t + 1]).reshape(B, d_model) @ W_o)
+    return np.stack(out, axis=1)
 
 
 def _label(x_t, cache, n_heads):
@@ -154,7 +179,8 @@ def cache_content(cand, ref, rng):
                                 f"h*d_head:(h+1)*d_head, d_head={d_head}")
 
 
-@invariant("matches-full", "stepping through T tokens reproduces causal multi-head attention on the whole sequence")
+@invariant("matches-full", "stepping through T tokens reproduces causal multi-head attention on the whole sequence, "
+                            "also on from caches of 254 and 2,046 positions")
 def matches_full(cand, ref, rng):
     # (B, T, d_model, n_heads, weight scale): the last case has sharp attention
     cases = [(2, 6, 12, 3, 1.0), (1, 5, 8, 2, 1.0), (3, 4, 6, 6, 1.0), (2, 5, 10, 1, 1.0),
@@ -171,6 +197,21 @@ def matches_full(cand, ref, rng):
                         context=f"B={B}, T={T}, d_model={d_model}, n_heads={n_heads}; expected row {t} "
                                 f"of causal multi-head attention over the whole sequence")
             cache = (K, V)
+    # Stepping on from long caches, across 256 and 2,048 positions: a fixed-size buffer, a window that keeps only
+    # the latest positions or a position counter of a small integer type shows here.
+    for B, t0, steps, d_model, n_heads in ((2, 254, 4, 8, 2), (1, 2_046, 4, 12, 3)):
+        W = _weights(rng, d_model, 2.0)
+        x = normal(rng, (B, t0 + steps, d_model))
+        full = _full_rows(x, *W, n_heads, range(t0, t0 + steps))
+        cache = _prefix_cache(x[:, :t0], W[1], W[2], n_heads)
+        for i in range(steps):
+            with at_rung(f"step {i + 1} on from a cache of {count(t0)} positions"):
+                y, K, V, label = _step(cand, x[:, t0 + i], cache, W, n_heads)
+                what = (f"y_t of {label}, token {t0 + i} of the sequence (its first {t0} tokens cached up front, the "
+                        "later ones fed back step by step)")
+                check_close(y, full[:, i], what,
+                            context=f"expected row {t0 + i} of causal multi-head attention over the whole sequence")
+                cache = (K, V)
 
 
 @invariant("batch-independent", "each sequence of the batch is decoded as if it were alone")
@@ -227,6 +268,47 @@ def _moderate_step(cand, x_t, cache, W, n_heads):
     return None if isinstance(got, Broke) else got[0]
 
 
+def _peaked_cache(rng, B, n_heads, d_head, t, magnitude):
+    """x_t, weights and a cache whose scores q . K_j / sqrt(d_head) are `peaked_rows`: for every sequence and head
+    the largest sits at a random cached position, rows centred at very different offsets. The new token's own key
+    scores about 0 (W_k small), so where a row sits far below 0 its own position takes the weight."""
+    d_model = n_heads * d_head
+    x_t = normal(rng, (B, d_model))
+    W_q, W_v, W_o = (normal(rng, (d_model, d_model), 1 / np.sqrt(d_model)) for _ in range(3))
+    W_k = normal(rng, (d_model, d_model), 0.01 / np.sqrt(d_model))
+    q = _heads(x_t @ W_q, n_heads)[:, :, 0]  # (B, H, d_head)
+    scores = peaked_rows(rng, (B, n_heads, t), magnitude)
+    along = q / np.sum(q * q, axis=-1, keepdims=True)  # q . along = 1
+    noise = rng.normal(size=(B, n_heads, t, d_head))
+    noise -= np.sum(noise * q[:, :, None], axis=-1, keepdims=True) * along[:, :, None]  # orthogonal to q
+    K = scores[..., None] * np.sqrt(d_head) * along[:, :, None] + noise
+    return x_t, (K, normal(rng, (B, n_heads, t, d_head))), (W_q, W_k, W_v, W_o), scores
+
+
+def _peaked_stable(cand, ref, rng, B, n_heads, d_head, t):
+    """Fail when the peaked cache at 1e4 loses the reference's answer that the same construction gives at 1."""
+    x_t, cache, W, _ = _peaked_cache(rng, B, n_heads, d_head, t, 1.0)
+    moderate = attempt(_step, cand, x_t, cache, W, n_heads)
+    if isinstance(moderate, Broke) or not np.allclose(moderate[0], ref.decode_step(x_t, cache, *W, n_heads)[0],
+                                                      rtol=1e-6, atol=1e-9):
+        return  # wrong at scores of a few units: the other invariants say why
+    x_t, cache, W, scores = _peaked_cache(rng, B, n_heads, d_head, t, 1e4)
+    y, _, _, label = _step(cand, x_t, cache, W, n_heads)
+    want = ref.decode_step(x_t, cache, *W, n_heads)[0]
+    idx = worst_entry(y, want, 1e-6, 1e-9)
+    if idx is None:
+        return
+    b = idx[0]
+    rows = ", ".join(f"head {h}: largest {fmt(scores[b, h].max())} at cached position {int(np.argmax(scores[b, h]))}"
+                     for h in range(n_heads))
+    what = "overflow or 0/0" if not np.isfinite(y[idx]) else f"expected {fmt(want[idx])}"
+    raise Fail(f"y_t of {label}: entry {list(idx)} is {fmt(y[idx])}, {what}. The cached keys of sequence {b} score "
+               f"up to 1e4 with spreads of thousands, each head's largest at a random position ({rows}; the new "
+               f"token's own score is about 0); the same construction at scores of a few units comes out right. "
+               f"Subtract each query row's own maximum over all t+1 scores (axis=-1, keepdims=True), not the new "
+               f"token's score, the first key's or a mean")
+
+
 @invariant("stable", "scores near +1e4 or -1e4, and sequences at very different scales in one batch: no overflow, "
                      "no 0/0")
 def stable(cand, ref, rng):
@@ -241,6 +323,9 @@ def stable(cand, ref, rng):
              ((1e4, 0.0), "sequence 0 with scores near 1e4 and sequence 1 with scores of a few units in one batch: "
                           "subtract each query row's own maximum (axis=-1, keepdims=True), not one maximum of the "
                           "whole batch")]
+    # Each head's maximum at a random cached position, rows at very different offsets, short and long caches.
+    for t_peak in (7, 300):
+        _peaked_stable(cand, ref, rng, B, n_heads, d_head, t_peak)
     finite = np.isfinite(y_mod)
     for levels, name in cases:
         big_cache, big_W = lift(levels)
@@ -268,7 +353,8 @@ def stable(cand, ref, rng):
                        f"and {row_max}, with no clipping")
 
 
-@invariant("matches-reference", "y_t and the new cache match a reference to rtol 1e-6")
+@invariant("matches-reference", "y_t and the new cache match a reference to rtol 1e-6, for caches of 0 to 2,050 "
+                                "positions")
 def matches_reference(cand, ref, rng):
     for B, d_model, n_heads, t in CONFIGS:
         d_head = d_model // n_heads
@@ -276,17 +362,35 @@ def matches_reference(cand, ref, rng):
             W = _weights(rng, d_model, scale)
             x_t = rng.normal(size=(B, d_model))
             for cache in (None, _random_cache(rng, B, n_heads, t, d_head, scale)):
-                y, K, V, label = _step(cand, x_t, cache, W, n_heads)
-                y_ref, (K_ref, V_ref) = ref.decode_step(x_t, cache, *W, n_heads)
-                check_close(y, y_ref, f"y_t of {label}")
-                check_close(K, K_ref, f"the returned K of {label}")
-                check_close(V, V_ref, f"the returned V of {label}")
+                _check_reference(cand, ref, x_t, cache, W, n_heads)
+    # The magnitude rung of `stable`: each head's largest score at a random cached position, up to 1e4.
+    with at_rung("scores near 1e4, each head's largest at a random cached position"):
+        x_t, cache, W, _ = _peaked_cache(rng, 2, 3, 4, 7, 1e4)
+        _check_reference(cand, ref, x_t, cache, W, 3)
+    # The cache-length ladder: past 256 and 2,048 positions, at which fixed buffers and windows are often sized.
+    for rung in cache_lengths():
+        if rung.value < 100:
+            continue  # the short caches are the configurations above
+        with at_rung(rung.label):
+            B, d_model, n_heads = 2, 12, 3
+            W = _weights(rng, d_model, 3.0)
+            cache = tuple(normal(rng, (B, n_heads, rung.value, d_model // n_heads), 2.0) for _ in range(2))
+            _check_reference(cand, ref, normal(rng, (B, d_model)), cache, W, n_heads)
 
 
-@invariant("input-unchanged", "x_t, the four weight matrices and the incoming cache are not modified")
+def _check_reference(cand, ref, x_t, cache, W, n_heads):
+    y, K, V, label = _step(cand, x_t, cache, W, n_heads)
+    y_ref, (K_ref, V_ref) = ref.decode_step(x_t, cache, *W, n_heads)
+    check_close(y, y_ref, f"y_t of {label}")
+    check_close(K, K_ref, f"the returned K of {label}")
+    check_close(V, V_ref, f"the returned V of {label}")
+
+
+@invariant("input-unchanged", "x_t, the four weight matrices and the incoming cache (up to 300 positions) are "
+                            "not modified")
 def input_unchanged(cand, ref, rng):
     names = ("x_t", "cache", "W_q", "W_k", "W_v", "W_o")
-    for B, d_model, n_heads, t in CONFIGS[:3]:
+    for B, d_model, n_heads, t in (*CONFIGS[:3], (1, 8, 2, 300)):  # and a cache past 256 positions
         d_head = d_model // n_heads
         W = _weights(rng, d_model)
         x_t = rng.normal(size=(B, d_model))

@@ -18,13 +18,18 @@ from attnprep.grading import (
     softmax_divisor,
     worst_entry,
 )
+from attnprep.ladders import at_rung, causal_allowed, count, f32_exact, normal, peaked_rows, scores_as_qk
 
 FUNCTIONS = ("flash_attention",)
 
 MIB = 2 ** 20
-# The memory check: one call at T = 4096 against one T x T float64 matrix (128 MiB).
+# The memory check: one call at T = 4096 against one T x T float64 matrix (128 MiB). Each call runs in a
+# fresh worker whose peak resident memory the kernel accounts for and attnprep reads from outside it
+# (Candidate.call_traced), so tracemalloc.reset_peak() or stopping tracemalloc changes nothing. What counts is
+# the growth over the worker's own start-up: the inputs, the file's import and the call. Correct tiled
+# solutions of the corpus grow by 2 to 11 MiB (a list output costs the most); a T x T matrix by 128 MiB.
 MEM_T, MEM_D, MEM_DV, MEM_BLOCK = 4096, 16, 8, 64
-MEM_LIMIT = MEM_T * MEM_T * 8 // 8  # 16 MiB, an eighth of the matrix; a tiled solution needs well under 2
+MEM_LIMIT = MEM_T * MEM_T * 8 // 8  # 16 MiB, an eighth of the matrix
 
 
 def _dense(q, k, v, causal=False):
@@ -298,7 +303,41 @@ def _newly_non_finite(out, moderate, label, ctx, where="on a moderate problem of
                    f"({ctx})")
 
 
-@invariant("stable", "scores near +-1e4 whose maximum moves from block to block: no overflow, no 0/0")
+def _peaked_problem(rng, T, d_v, causal_, magnitude):
+    """q, k, v whose scaled scores are `peaked_rows`: each row's maximum at a random key it may attend."""
+    scores = peaked_rows(rng, (T, T), magnitude, allowed=causal_allowed(T) if causal_ else None)
+    q, k = scores_as_qk(scores)
+    return q, k, normal(rng, (T, d_v)), scores
+
+
+def _peaked(cand, rng, T, d_v, bs, causal_):
+    """Fail when rows whose maxima sit at random keys, at very different offsets, lose the answer at 1e4 that the
+    same construction gives right at scores of a few units."""
+    q, k, v, _ = _peaked_problem(rng, T, d_v, causal_, 1.0)
+    moderate = attempt(_run, cand, q, k, v, bs, causal_)
+    if isinstance(moderate, Broke) or not _close(moderate[0], _dense(q, k, v, causal_)):
+        return  # wrong at scores of a few units already: the other invariants say why
+    q, k, v, scores = _peaked_problem(rng, T, d_v, causal_, 1e4)
+    out, label = _run(cand, q, k, v, bs, causal_)
+    want = _dense(q, k, v, causal_)
+    with np.errstate(all="ignore"):
+        bad = ~np.isclose(out, want, rtol=1e-6, atol=1e-9)
+    if not bad.any():
+        return
+    i = int(np.flatnonzero(bad.any(axis=1))[0])
+    j = int(np.flatnonzero(bad[i])[0])
+    peak = int(np.argmax(scores[i]))
+    what = "overflow or 0/0" if not np.isfinite(out[i, j]) else f"expected {fmt(want[i, j])}"
+    raise Fail(f"{label}: out[{i}, {j}] is {fmt(out[i, j])}, {what}. Row {i}'s scores run from "
+               f"{fmt(scores[i][np.isfinite(scores[i])].min())} to {fmt(scores[i, peak])}, its largest at key {peak} "
+               f"(each row's maximum sits at a random key{' it may attend' if causal_ else ''}, rows centred between "
+               f"-1e4 and +1e4); the same construction at scores of a few units comes out right. Keep one running "
+               f"maximum per query row, starting at -inf and updated from every key tile's scores of that row, and "
+               f"rescale the older sums by exp(m_old - m_new)")
+
+
+@invariant("stable", "scores near +-1e4 whose maximum moves from block to block and sits at a random key of each "
+                     "row, rows at very different offsets: no overflow, no 0/0")
 def stable(cand, ref, rng):
     T, d, d_v, bs = 40, 4, 3, 8
     moderate = {c: _run_moderate(cand, T, d, d_v, bs, c, rng) for c in (False, True)}
@@ -321,6 +360,9 @@ def stable(cand, ref, rng):
         if mod_ok:  # right on moderate inputs, so a wrong answer here is the large scores' doing
             check_close(out, _dense(q, k, v, causal_), label,
                         context=ctx + "; the same call is right on moderate inputs of the same shapes")
+    # Each row's maximum at a random key, rows at very different offsets: not where any shortcut assumes it.
+    for causal_ in (False, True):
+        _peaked(cand, rng, T, d_v, bs, causal_)
     # Every score of row i shifted by shifts[i] (keys moved along a direction the base keys do not use): attention
     # ignores a constant added to a row, so the candidate's own unshifted result is what the shifted call must give.
     q, k, v = _inputs(rng, T, d, d_v)
@@ -355,23 +397,69 @@ def stable(cand, ref, rng):
                    "with one running maximum per query row")
 
 
-@invariant("matches-reference", "matches a reference attention to rtol 1e-6")
+# The size ladder of matches-reference: small problems of every shape, calls that leave out the documented defaults
+# (block_size=64, causal=False), and long sequences, up to the T = 4,096 of the memory check: a solution that
+# switches to float32 or to another code path above some length shows there.
+LONG_T = 4_096
+LONG = ((1_024, 16, 8, 64, False), (LONG_T, 16, 8, None, True))
+
+
+def _call(cand, q, k, v, block_size=None, causal=None):
+    """flash_attention with block_size and causal passed only when not None (None: the default is judged)."""
+    kwargs = {k_: v_ for k_, v_ in (("block_size", block_size), ("causal", causal)) if v_ is not None}
+    shown = ", ".join([f"q, k of shape {shape_of(q)}, v of shape {shape_of(v)}"] +
+                      [f"{k_}={v_}" for k_, v_ in kwargs.items()])
+    label = f"flash_attention({shown})"
+    out = as_float(cand.flash_attention(q, k, v, **kwargs), label)
+    check_shape(out, (q.shape[0], v.shape[1]), label)
+    return out, label
+
+
+def _want(ref, q, k, v, causal):
+    # tiles of 128: the reference's fastest at long T (larger tiles cost more in exp than they save in steps)
+    return ref.flash_attention(q, k, v, block_size=128, causal=bool(causal))
+
+
+@invariant("matches-reference", "matches a reference attention to rtol 1e-6, up to T = 4,096, defaults left out")
 def matches_reference(cand, ref, rng):
     for T, d, d_v, bs in ((16, 4, 3, 4), (33, 8, 5, 64), (7, 3, 6, 2), (25, 5, 2, 10), (1, 4, 4, 3)):
         for causal_ in (False, True):
             q, k, v = _inputs(rng, T, d, d_v, scale=float(rng.uniform(0.5, 3.0)))
             out, label = _run(cand, q, k, v, bs, causal_)
             check_close(out, ref.flash_attention(q, k, v, block_size=bs, causal=causal_), label)
+    # The documented defaults, judged: block_size=64 and causal=False left out (T > 64, so more than one tile).
+    q, k, v = _inputs(rng, 70, 6, 5, scale=1.5)
+    out, label = _call(cand, q, k, v)
+    check_close(out, _want(ref, q, k, v, False), label,
+                context="with block_size and causal left out, the defaults block_size=64, causal=False apply")
+    out, label = _call(cand, q, k, v, causal=True)
+    check_close(out, _want(ref, q, k, v, True), label, context="block_size left out: the default is 64")
+    # The magnitude rung of `stable`: each row's maximum at a random key, rows centred between -1e4 and +1e4.
+    for causal_ in (False, True):
+        with at_rung("scores near 1e4, each row's largest at a random key"):
+            q, k, v, _ = _peaked_problem(rng, 40, 3, causal_, 1e4)
+            out, label = _run(cand, q, k, v, 8, causal_)
+            check_close(out, ref.flash_attention(q, k, v, block_size=8, causal=causal_), label)
+    for T, d, d_v, bs, causal_ in LONG:
+        with at_rung(f"T = {count(T)}"):
+            # scores up to about 40: float32 arithmetic loses the 7th digit there, float64 keeps 13
+            q, k, v = (f32_exact(a) for a in _inputs(rng, T, d, d_v, scale=3.0))
+            out, label = _call(cand, q, k, v, bs, causal_)
+            check_close(out, _want(ref, q, k, v, causal_), label)
 
 
-@invariant("input-unchanged", "q, k and v are not modified")
+@invariant("input-unchanged", "q, k and v are not modified, on every code path (causal or not, defaults left "
+                              "out) and at T = 1,024")
 def input_unchanged(cand, ref, rng):
-    q, k, v = _inputs(rng, 10, 4, 3)
-    for causal_ in (False, True):  # two calls each: the second sees the damage of the first
-        for _ in range(2):
-            _, after, kwargs = cand.call_tracking_args("flash_attention", q, k, v, block_size=4, causal=causal_)
+    small, long = _inputs(rng, 10, 4, 3), _inputs(rng, 1_024, 16, 8)
+    paths = [(small, {"block_size": 4, "causal": False}), (small, {"block_size": 4, "causal": True}), (small, {}),
+             (long, {}), (long, {"block_size": 64, "causal": True})]
+    for (q, k, v), kwargs in paths:
+        for _ in range(2):  # two calls each: the second sees the damage of the first
+            _, after, _ = cand.call_tracking_args("flash_attention", q, k, v, **kwargs)
             for name, before, now in zip(("q", "k", "v"), (q, k, v), after[:3], strict=True):
-                check_unchanged(before, now, f"{name} of shape {shape_of(before)}")
+                check_unchanged(before, now, f"{name} of shape {shape_of(before)} (flash_attention with "
+                                             f"{', '.join(f'{n}={x}' for n, x in kwargs.items()) or 'defaults'})")
 
 
 @invariant("memory", f"a call at T={MEM_T} (and a causal one at T={MEM_T // 2}) allocates far less than one T x T "
@@ -386,8 +474,8 @@ def memory(cand, ref, rng):
         if peak > MEM_LIMIT:
             mask = (" (a T x T causal mask is as large: build each tile's mask from its global positions)"
                     if causal_ else "")
-            raise Fail(f"{label} allocated up to {peak / MIB:.1f} MiB at once; one T x T float64 matrix is "
-                       f"{T * T * 8 / MIB:.0f} MiB and a tiled solution needs a few MiB (limit "
+            raise Fail(f"{label} used up to {peak / MIB:.1f} MiB more memory than before the call; one T x T "
+                       f"float64 matrix is {T * T * 8 / MIB:.0f} MiB and a tiled solution needs a few MiB (limit "
                        f"{MEM_LIMIT / MIB:.0f} MiB): keep only one (block_size x block_size) tile of scores at a "
                        f"time{mask}")
         # The values are judged by the other checks; here only that a real result came back.

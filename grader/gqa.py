@@ -20,6 +20,15 @@ from attnprep.grading import (
     softmax_divisor,
     worst_entry,
 )
+from attnprep.ladders import (
+    Stopwatch,
+    check_close_fast,
+    expect_refused,
+    meanwhile,
+    peak_text,
+    peaked_self_attention,
+    up_to_long,
+)
 
 FUNCTIONS = ("gqa_attention",)
 
@@ -366,8 +375,8 @@ def _stable_cases(rng):
            "comes from the future and pushes every visible score to exp(-thousands) = 0", "reference")
 
 
-@invariant("stable", "scores of thousands, rows at very different scales and large future scores: no overflow, "
-                     "no 0/0")
+@invariant("stable", "scores of thousands, rows at very different scales, large future scores and each row's "
+                     "maximum at a random earlier key: no overflow, no 0/0")
 def stable(cand, ref, rng):
     shortcuts = {"none": "there is no max subtraction before np.exp",
                  "global": "one maximum of the whole array was subtracted, not each row's own",
@@ -405,37 +414,91 @@ def stable(cand, ref, rng):
         elif _close(y_mod, ref.gqa_attention(*moderate, H, H_kv)):
             check_close(y, ref.gqa_attention(*large, H, H_kv), label,
                         context=f"{name}; it matches the reference at moderate scores{seen}; {advice}")
+    _stable_peaked(cand, ref, rng)
 
 
-@invariant("bad-input", "n_heads not a multiple of n_kv_heads raises ValueError")
+def _stable_peaked(cand, ref, rng):
+    """Scores up to about 1e4 whose largest entry in each row sits at a random key j <= i, far above the rest of
+    the row, in every head: a softmax shifted by the diagonal's score, the first key's or the row mean overflows.
+
+    Finite numbers are asked wherever an ordinary problem of the same shapes gives them; the values are held to
+    the reference only where the candidate matches it there."""
+    B, T, d_model, H, H_kv, hd = 2, 16, 10, 4, 2, 4
+    moderate = _inputs(rng, B, T, d_model, H, H_kv, hd)
+    got = attempt(_run, cand, moderate, H, H_kv, finite=False)
+    if isinstance(got, Broke) or not np.isfinite(got[0]).all():
+        return  # fails on an ordinary problem: for the other checks
+    matches = _close(got[0], ref.gqa_attention(*moderate, H, H_kv))
+    x, Ws, scores = peaked_self_attention(rng, B, T, d_model, H, hd, H_kv)
+    y, label = _run(cand, (x, *Ws), H, H_kv, finite=False)
+    name = ("W_q and W_k chosen so that in every head each row's largest score sits at a random key j <= i, up to "
+            "about 1e4 and far above the rest of the row")
+    advice = ("subtract each row's own maximum over the keys it may see (axis=-1, keepdims=True), after masking, "
+              "before np.exp")
+    bad = ~np.isfinite(y)
+    if bad.any():
+        b, i, f = (int(v) for v in np.argwhere(bad)[0])
+        raise Fail(f"{label}, {name}: y[{b}, {i}, {f}] is {fmt(y[b, i, f])} (overflow or 0/0) where "
+                   f"{peak_text(scores[b], (i,))} in every head, while an ordinary problem of the same shapes gives a "
+                   f"finite y: {advice}")
+    if matches:
+        want = ref.gqa_attention(x, *Ws, H, H_kv)
+        idx = worst_entry(y, want, 1e-6, 1e-9)
+        if idx is not None:
+            b, i, f = idx
+            raise Fail(f"{label}, {name}: y[{b}, {i}, {f}] is {fmt(y[idx])}, expected {fmt(want[idx])}, where "
+                       f"{peak_text(scores[b], (i,))} in every head; the same code matches on an ordinary problem: "
+                       f"{advice}")
+
+
+@invariant("bad-input", "n_heads not a multiple of n_kv_heads raises ValueError; zero KV heads are refused")
 def bad_input(cand, ref, rng):
     for H, H_kv in ((4, 3), (6, 4), (3, 2), (2, 4)):
         args = _inputs(rng, 2, 4, 8, H, H_kv, 2)
         expect_raises(cand, "ValueError", "gqa_attention", *args, H, H_kv,
                       what=f"{_label(args[0], args[1], args[2], H, H_kv)}, where {H} % {H_kv} != 0,")
+    # Zero KV heads: no n_heads >= 1 is a multiple of 0, so the call must refuse. The contract's ValueError, or the
+    # ZeroDivisionError that `n_heads % n_kv_heads` raises on the way to that check, both refuse; a result does not.
+    args = _inputs(rng, 2, 4, 8, 4, 0, 2)
+    expect_refused(cand, ("ValueError", "ZeroDivisionError"), "gqa_attention", *args, 4, 0,
+                   what=f"{_label(args[0], args[1], args[2], 4, 0)}, zero KV heads,")
 
 
-@invariant("matches-reference", "matches a reference GQA to rtol 1e-6")
+@invariant("matches-reference", "matches a reference GQA to rtol 1e-6, T = 1,024 included")
 def matches_reference(cand, ref, rng):
     for B, T, d_model, H, H_kv, hd in CONFIGS:
         for scale_ in (1.0, 3.0):
             args = _inputs(rng, B, T, d_model, H, H_kv, hd, scale=scale_)
             y, label = _run(cand, args, H, H_kv)
             check_close(y, ref.gqa_attention(*args, H, H_kv), label)
+    # Long sequences: code that changes precision or method above some length (float32 for long inputs) is right
+    # on every small problem above. Scores of about +-25 make float32's rounding show well above rtol 1e-6.
+    watch = Stopwatch()
+
+    def long(rung):
+        args = _inputs(rng, 1, rung.value, 8, 2, 1, 4, scale=5.0)
+        want = meanwhile(ref.gqa_attention, *args, 2, 1)
+        with watch:
+            y, label = _run(cand, args, 2, 1)
+        check_close_fast(y, want(), label)
+
+    up_to_long(long, watch)
 
 
 @invariant("input-unchanged", "x and the four weight matrices are not modified")
 def input_unchanged(cand, ref, rng):
-    H, H_kv = 4, 2
-    args = _inputs(rng, 2, 5, 8, H, H_kv, 3)
+    # Every call of every check is also judged for changes in place (the long rung of matches-reference among
+    # them); here GQA, MQA (one KV head), MHA (n_kv_heads == n_heads) and one position, each called twice.
     names = ("x", "W_q", "W_k", "W_v", "W_o")
-    for _ in range(2):  # a second call would see the damage of the first
-        got = attempt(cand.call_tracking_args, "gqa_attention", *args, H, H_kv)
-        if isinstance(got, Broke):
-            break  # a call that raises is for the other checks (its arguments cannot be read back)
-        _, after, _ = got
-        for name, before, now in zip(names, args, after[:5], strict=True):
-            check_unchanged(before, now, f"{name} of shape {shape_of(before)}")
+    for B, T, d_model, H, H_kv, hd in ((2, 5, 8, 4, 2, 3), (1, 4, 6, 3, 1, 2), (2, 3, 8, 2, 2, 4), (1, 1, 5, 2, 1, 3)):
+        args = _inputs(rng, B, T, d_model, H, H_kv, hd)
+        for _ in range(2):  # a second call would see the damage of the first
+            got = attempt(cand.call_tracking_args, "gqa_attention", *args, H, H_kv)
+            if isinstance(got, Broke):
+                break  # a call that raises is for the other checks (its arguments cannot be read back)
+            _, after, _ = got
+            for name, before, now in zip(names, args, after[:5], strict=True):
+                check_unchanged(before, now, f"{name} of shape {shape_of(before)} (n_heads={H}, n_kv_heads={H_kv})")
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------
@@ -516,3 +579,118 @@ def _global_max(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
 def _max_before_mask(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
     _checked(n_heads, n_kv_heads)
     return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, subtract="before-mask")
+
+
+_first_probes = probes
+
+
+def probes(rng):  # noqa: F811 -- the first probes, then multi-query attention over a batch, and too few query heads
+    yield from _first_probes(rng)
+    yield "gqa_attention", (*_inputs(rng, 2, 4, 8, 2, 1, 3, scale=2.0), 2, 1), {}
+    yield "gqa_attention", (*_inputs(rng, 1, 4, 8, 2, 4, 3), 2, 4), {}
+    # scores in the thousands: a shift by anything but each row's maximum overflows or underflows here
+    yield "gqa_attention", (*_inputs(rng, 2, 5, 8, 4, 2, 3, scale=40.0), 4, 2), {}
+
+
+def _gqa(x, W_q, W_k, W_v, W_o, H, H_kv, *, kv_of=None, scale=None, blocked=None, shift=None, zero_after=False):
+    """gqa_attention with one known mistake switched on, for the variants below."""
+    _checked(H, H_kv)
+    x = np.asarray(x, dtype=np.float64)
+    B, T, _ = x.shape
+    hd = W_q.shape[1] // H
+    kv_of = np.arange(H) // (H // H_kv) if kv_of is None else np.asarray(kv_of)
+    q = (x @ W_q).reshape(B, T, H, hd).transpose(0, 2, 1, 3)
+    k = (x @ W_k).reshape(B, T, H_kv, hd).transpose(0, 2, 1, 3)[:, kv_of]
+    v = (x @ W_v).reshape(B, T, H_kv, hd).transpose(0, 2, 1, 3)[:, kv_of]
+    s = q @ np.swapaxes(k, -1, -2) * (1 / np.sqrt(hd) if scale is None else scale)
+    if zero_after:
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        w = w / w.sum(axis=-1, keepdims=True) * np.tril(np.ones((T, T)))
+    else:
+        m = np.where(np.triu(np.ones((T, T), dtype=bool), 1) if blocked is None else blocked(T), -np.inf, s)
+        w = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, m)))
+        w = w / w.sum(axis=-1, keepdims=True)
+    return (w @ v).transpose(0, 2, 1, 3).reshape(B, T, H * hd) @ W_o
+
+
+def _gqa_with(**switches):
+    def gqa_attention(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+        return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, **switches)
+    return gqa_attention
+
+
+_mistake_diag_shift = mistake(
+    "shift-by-diagonal", "subtract each row's maximum before np.exp, not its diagonal score: a larger score in the "
+    "row still overflows")(_gqa_with(shift=lambda s, m: np.diagonal(s, axis1=-2, axis2=-1)[..., None]))
+_mistake_mean_shift = mistake(
+    "shift-by-mean", "subtract each row's maximum before np.exp, not its mean: a score far above the mean still "
+    "overflows")(_gqa_with(shift=lambda s, m: s.mean(axis=-1, keepdims=True)))
+_mistake_mask_diagonal = mistake(
+    "mask-includes-diagonal", "mask only the positions strictly above the diagonal (np.triu(..., k=1)); every "
+    "position attends to itself")(_gqa_with(blocked=lambda T: np.triu(np.ones((T, T), dtype=bool))))
+_mistake_keep_as_blocked = mistake(
+    "keep-mask-as-blocked", "np.tril(ones) marks the positions to keep: fill where it is False (or use "
+    "np.triu(..., k=1) as the blocked mask), not where it is True")(
+    _gqa_with(blocked=lambda T: np.tril(np.ones((T, T), dtype=bool))))
+_mistake_zero_after = mistake(
+    "mask-after-softmax", "mask the scores with -inf before the softmax; zeroing weights afterwards leaves rows that "
+    "no longer sum to one")(_gqa_with(zero_after=True))
+
+
+@mistake("kv-head-by-n-kv", "query head h reads KV head h // (n_heads // n_kv_heads), the group size, not "
+         "h // n_kv_heads")
+def _kv_by_n_kv(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, kv_of=np.arange(n_heads) // n_kv_heads)
+
+
+@mistake("scale-by-kv-width", "divide the scores by sqrt(hd), one head's width, not by the width of all the KV "
+         "heads (n_kv_heads * hd)")
+def _scale_kv_width(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, scale=1 / np.sqrt(W_k.shape[1]))
+
+
+@mistake("batch-of-one", "keep the batch axis throughout: this computes only x[0] and drops the other sequences")
+def _gqa_batch_one(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    return _gqa(np.asarray(x)[:1], W_q, W_k, W_v, W_o, n_heads, n_kv_heads)
+
+
+@mistake("repeat-weight-columns", "repeat whole KV heads (np.repeat on the head axis of k and v), not single "
+         "columns of W_k and W_v")
+def _repeat_columns(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    g = n_heads // n_kv_heads
+    return _gqa(x, W_q, np.repeat(W_k, g, axis=1), np.repeat(W_v, g, axis=1), W_o, n_heads, n_heads)
+
+
+@mistake("scale-folded-in-place", "scale a copy (W_q / sqrt(hd)) or the scores, not W_q with /=, which changes the "
+         "caller's matrix on every call")
+def _gqa_scale_in_place(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    y = _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads)
+    W_q /= np.sqrt(W_q.shape[1] // n_heads)
+    return y
+
+
+@mistake("mqa-squeeze", "keep the head axis of a single KV head (shape (B, 1, T, hd)) and let it broadcast: "
+         "np.squeeze also drops the axes that line the batch up")
+def _mqa_squeeze(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    if n_kv_heads != 1:
+        return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads)
+    B, T, _ = x.shape
+    hd = W_q.shape[1] // n_heads
+    q = (x @ W_q).reshape(B, T, n_heads, hd).transpose(0, 2, 1, 3)
+    k, v = (np.squeeze((x @ W).reshape(B, T, 1, hd).transpose(0, 2, 1, 3)) for W in (W_k, W_v))
+    s = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, q @ np.swapaxes(k, -1, -2) / np.sqrt(hd))
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+    return (w @ v).transpose(0, 2, 1, 3).reshape(B, T, n_heads * hd) @ W_o
+
+
+@mistake("no-group-check", "raise ValueError when n_heads is not a multiple of n_kv_heads, before computing the "
+         "group size (here n_heads // n_kv_heads is 0)")
+def _no_group_check(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    g = n_heads // n_kv_heads
+    kv_of = [h // g for h in range(n_heads)]  # ZeroDivisionError when there are more KV heads than query heads
+    if n_heads % n_kv_heads:
+        raise ValueError("a head count that is not a multiple fails by accident here")
+    return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, kv_of=kv_of)

@@ -6,6 +6,7 @@ from fractions import Fraction
 import numpy as np
 
 from attnprep.grading import Broke, CandidateError, Fail, attempt, expect_raises, invariant, mistake
+from attnprep.ladders import EXACT_LIMITS, at_rung, huge_counts
 from attnprep.wire import Unsupported
 
 FUNCTIONS = ("kv_cache_bytes", "max_cached_tokens")
@@ -205,7 +206,8 @@ def seed_table(cand, ref, rng):
                        f"bytes ({gib:.2f} GiB){why}")
 
 
-@invariant("matches-reference", "both functions agree exactly with a reference on random configurations")
+@invariant("matches-reference", "both functions agree exactly with a reference on random configurations, "
+                                "defaults left out, totals past 2**31, 2**53 and 2**60 bits")
 def matches_reference(cand, ref, rng):
     # Fixed odd cases first: 2,520 bits = 315 bytes exactly, which any rounding per sequence, layer, head or
     # token would overshoot; random draws alone may miss a partial byte that only shows with batch_size > 1.
@@ -225,6 +227,42 @@ def matches_reference(cand, ref, rng):
         budget = int(rng.integers(0, 100)) if i % 3 == 0 else (
             int(rng.integers(0, 10**6)) * per_token + int(rng.integers(0, per_token + 1)))
         _check_max(cand, ref, budget, *dims, bits=bits)
+    # The documented defaults, left out: bits=16 and batch_size=1 (one at a time, then both), for both functions.
+    dims, tokens = _dims(rng), int(rng.integers(1, 100_000))
+    _check_kv(cand, ref, *dims, tokens, note=" (bits and batch_size left out: the defaults are 16 and 1)")
+    _check_kv(cand, ref, *dims, tokens, batch_size=3, note=" (bits left out: the default is 16)")
+    _check_kv(cand, ref, *dims, tokens, bits=4, note=" (batch_size left out: the default is 1)")
+    budget = int(rng.integers(1, 10**9))
+    _check_max_default(cand, ref, budget, *dims)
+    # Exact at any size: totals just past 2**31 bits (int32), 2**53 (float64) and 2**60, odd so a float rounds.
+    for dims, bits_, batch_ in ((LLAMA, 16, 1), ((61, 7, 129), 3, 5), ((1, 1, 1), 5, 1)):
+        per_unit = 2 * math.prod(dims) * bits_ * batch_
+        for rung in huge_counts(rng, per_unit=per_unit):
+            with at_rung(rung.label):
+                _check_kv(cand, ref, *dims, rung.value, bits=bits_, batch_size=batch_)
+    for dims, bits_ in ((LLAMA, 16), ((1, 1, 3), 3)):
+        per_token = ref.kv_cache_bytes(*dims, 1, bits=bits_)
+        # budgets whose bits (8 * budget) lie past 2**31, 2**53 and 2**58, below 2**62 for np.int64
+        for rung in huge_counts(rng, per_unit=8 * per_token, limits=(*EXACT_LIMITS[:2], (2**58, "2**58"))):
+            budget = rung.value * per_token + int(rng.integers(0, per_token))
+            with at_rung(f"a budget of {budget:,} bytes"):
+                _check_max(cand, ref, budget, *dims, bits=bits_)
+
+
+def _check_max_default(cand, ref, budget, n_layers, n_kv_heads, head_dim, *, own=False):
+    """max_cached_tokens with bits left out: the same as with bits=16 (its own answer), and with own=False also
+    the reference's."""
+    dims = (n_layers, n_kv_heads, head_dim)
+    label = _label("max_cached_tokens", budget, *dims)
+    got = _number(cand.max_cached_tokens(budget, *dims), label)
+    explicit = _number(cand.max_cached_tokens(budget, *dims, bits=16),
+                       _label("max_cached_tokens", budget, *dims, bits=16))
+    if got != explicit:
+        raise Fail(f"{label} (bits left out) returned {_show(got)}, but {_show(explicit)} with bits=16: the "
+                   f"documented default is bits=16")
+    want = ref.max_cached_tokens(budget, *dims)
+    if not own and got != want:
+        raise Fail(f"{label} (bits left out) returned {_show(got)}, expected {want:,}")
 
 
 @invariant("linear", "the cache grows by the same number of bytes with every token")
@@ -425,13 +463,26 @@ def bad_input(cand, ref, rng):
     bad = [("n_layers", 0), ("n_layers", -int(rng.integers(1, 33))), ("n_kv_heads", 0), ("n_kv_heads", -8),
            ("head_dim", 0), ("head_dim", -128), ("bits", 0), ("bits", -16),
            ("n_tokens", -1), ("n_tokens", -int(rng.integers(2, 10**6))), ("batch_size", -1)]
+    # Two bad values at once, whose product is positive: a check of the product of the sizes lets them through.
+    bad += [(("n_layers", "n_kv_heads"), (-2, -8)), (("head_dim", "bits"), (-64, -4)),
+            (("n_tokens", "batch_size"), (-5, -2)), (("n_kv_heads", "n_tokens"), (-1, -7)),
+            (("bits", "batch_size"), (-16, -1)), ("batch_size", -int(rng.integers(2, 1000)))]
     order = ("n_layers", "n_kv_heads", "head_dim", "n_tokens")
     for name, value in bad:
-        call = {**good, name: value}
+        names, values = (name, value) if isinstance(name, tuple) else ((name,), (value,))
+        call = {**good, **dict(zip(names, values, strict=True))}
+        bad_text = " and ".join(f"{n}={v}" for n, v in zip(names, values, strict=True))
         args = [call[k] for k in order]
         kwargs = {"bits": call["bits"], "batch_size": call["batch_size"]}
         expect_raises(cand, "ValueError", "kv_cache_bytes", *args, **kwargs,
-                      what=f"{_label('kv_cache_bytes', *args, **kwargs)} ({name}={value})")
+                      what=f"{_label('kv_cache_bytes', *args, **kwargs)} ({bad_text})")
+    # The defaults left out: a negative count is still bad input.
+    for args in ((n_layers, n_kv_heads, head_dim, -3), (0, n_kv_heads, head_dim, tokens), (-4, -2, head_dim, tokens)):
+        expect_raises(cand, "ValueError", "kv_cache_bytes", *args,
+                      what=f"{_label('kv_cache_bytes', *args)} (bits and batch_size left out)")
+    expect_raises(cand, "ValueError", "max_cached_tokens", -1, n_layers, n_kv_heads, head_dim,
+                  what=f"{_label('max_cached_tokens', -1, n_layers, n_kv_heads, head_dim)} (a negative budget, bits "
+                       "left out)")
     budget = -int(rng.integers(1, 10**9))
     expect_raises(cand, "ValueError", "max_cached_tokens", budget, n_layers, n_kv_heads, head_dim, bits=16,
                   what=f"{_label('max_cached_tokens', budget, n_layers, n_kv_heads, head_dim, bits=16)} "
@@ -450,6 +501,7 @@ def max_tokens(cand, ref, rng):
     for width, per_token in ((16, PER_TOKEN), (4, PER_TOKEN // 4)):
         for budget in (k * per_token, k * per_token - 1, k * per_token + 1, per_token, per_token - 1, 0):
             _check_max(cand, ref, budget, *LLAMA, bits=width, own=True)
+    _check_max_default(cand, ref, 16 * GIB, *LLAMA, own=True)  # bits left out: the default, 16
     _check_max(cand, ref, 16 * GIB, *LLAMA, own=True)  # 131,072 tokens
     _check_max(cand, ref, 80 * GIB, *LLAMA, own=True)  # 655,360 tokens
     # Odd widths: 6 bits a token at 3 bits, 30 at 5 bits; bytes are rounded up once for the whole cache.

@@ -24,6 +24,15 @@ from attnprep.grading import (
     unpack,
     worst_entry,
 )
+from attnprep.ladders import (
+    Stopwatch,
+    check_close_fast,
+    meanwhile,
+    normal,
+    peak_text,
+    peaked_self_attention,
+    up_to_long,
+)
 
 FUNCTIONS = ("split_heads", "merge_heads", "causal_mha")
 
@@ -484,7 +493,8 @@ def single_head(cand, ref, rng):
         check_close(y, y1, f"y for {where}", context=ctx2 + ", times v, times W_o")
 
 
-@invariant("matches-reference", "y and weights match a reference to rtol 1e-6, scores near 1e4 included")
+@invariant("matches-reference", "y and weights match a reference to rtol 1e-6, scores near 1e4 and "
+                                 "T = 1,024 included")
 def matches_reference(cand, ref, rng):
     for B, T, D, H in CASES:
         for s in (0.5, 2.0):
@@ -502,6 +512,37 @@ def matches_reference(cand, ref, rng):
         y_ref, w_ref = ref.causal_mha(xs, *Ws, 4)
         check_close(w, w_ref, f"weights for {where}", context=name)
         check_close(y, y_ref, f"y for {where}", context=name)
+    # Each row's largest score at a random key j <= i, up to about 1e4 and far above the rest of the row, in
+    # every head: a softmax shifted by the diagonal's score, the first key's or the row mean overflows here.
+    for B, T, D, H in ((2, 12, 16, 4), (1, 10, 8, 1)):
+        x, Ws, scores = peaked_self_attention(rng, B, T, D, H, D // H)
+        y, w, where = _mha(cand, x, Ws, H)
+        bad = ~np.isfinite(w)
+        if bad.any():
+            b, h, i, j = (int(v) for v in np.argwhere(bad)[0])
+            raise Fail(f"weights[{b}, {h}, {i}, {j}] for {where} is {fmt(w[b, h, i, j])} (overflow or 0/0), with W_q "
+                       f"and W_k chosen so that {peak_text(scores[b], (i,))} in every head: subtract each row's own "
+                       "maximum over the keys it may see (axis=-1, keepdims=True) before np.exp")
+        y_ref, w_ref = ref.causal_mha(x, *Ws, H)
+        name = "each row's largest score at a random key j <= i, up to about 1e4 and far above the rest of the row"
+        check_close(w, w_ref, f"weights for {where}", context=name)
+        check_close(y, y_ref, f"y for {where}", context=name)
+    # Long sequences: code that changes precision or method above some length (float32 for long inputs) is right
+    # on every problem above. Scores of about +-25 make float32's rounding show well above rtol 1e-6.
+    watch = Stopwatch()
+
+    def long(rung):
+        T, D, H = rung.value, 2, 1
+        x = normal(rng, (1, T, D))
+        Ws = tuple(normal(rng, (D, D), scale=5.0 / np.sqrt(D)) for _ in range(4))
+        want = meanwhile(ref.causal_mha, x, *Ws, H)
+        with watch:
+            y, w, where = _mha(cand, x, Ws, H)
+        y_ref, w_ref = want()
+        check_close_fast(w, w_ref, f"weights for {where}")
+        check_close_fast(y, y_ref, f"y for {where}")
+
+    up_to_long(long, watch)
 
 
 @invariant("bad-input", "causal_mha raises ValueError when d_model is not a multiple of n_heads")
@@ -547,9 +588,22 @@ def input_unchanged(cand, ref, rng):
     if not isinstance(attempt(_call, cand, "causal_mha", where, x.copy(), *(W.copy() for W in Ws), H), Broke):
         _causal_mha_unchanged(cand, x, Ws, H, where)
 
+    # Every call of every check is also judged for changes in place (the long rung of matches-reference among
+    # them); here the sizes that take other code paths once more: one sequence of one position with one head, and
+    # heads of width 1.
+    for B2, T2, D2, H2 in ((1, 1, 8, 1), (3, 6, 8, 8)):
+        x2, Ws2 = _problem(rng, B2, T2, D2)
+        got = attempt(_call, cand, "causal_mha", _where(x2, H2), x2, *Ws2, H2, track=True)
+        if isinstance(got, Broke):
+            continue  # a crash on these sizes is for `shape` and the others to report
+        for name, before, now in zip(("x", "W_q", "W_k", "W_v", "W_o"), (x2, *Ws2), got[1][:5], strict=True):
+            check_unchanged(before, now, f"{name} of shape {shape_of(before)} (causal_mha on {_where(x2, H2)})")
+
     heads = rng.normal(size=(B, H, T, D // H))
     for fn, args, label in (("split_heads", (x, H), f"x of shape {shape_of(x)}"),
-                            ("merge_heads", (heads,), f"x of shape {shape_of(heads)}")):
+                            ("split_heads", (x[:1, :1], 1), f"x of shape {shape_of(x[:1, :1])}"),
+                            ("merge_heads", (heads,), f"x of shape {shape_of(heads)}"),
+                            ("merge_heads", (heads[:1, :1, :1],), f"x of shape {shape_of(heads[:1, :1, :1])}")):
         _, after, _ = _call(cand, fn, label, *args, track=True)
         check_unchanged(args[0], after[0], f"{label} (passed to {fn})")
 
@@ -680,3 +734,141 @@ def _mask_fill_1e4(x, W_q, W_k, W_v, W_o, n_heads):
          "(T, B, ...): the rows are batch-major", fn="causal_mha")
 def _batch_mixed_by_reshape(x, W_q, W_k, W_v, W_o, n_heads):
     return _variant(x, W_q, W_k, W_v, W_o, n_heads, seq_first=True)
+
+
+_first_probes = probes
+
+
+def probes(rng):  # noqa: F811 -- the first probes, then a head count that does not divide d_model, and one head
+    yield from _first_probes(rng)
+    x, Ws = _problem(rng, 2, 5, 12)
+    yield "causal_mha", (x, *Ws, 5), {}
+    x, Ws = _problem(rng, 2, 4, 8)
+    yield "causal_mha", (x, *Ws, 1), {}
+
+
+def _core(x, W_q, W_k, W_v, W_o, n_heads, *, interleave=False, k_t=None, blocked=None, fill=-np.inf, shift=None,
+          weights=None):
+    """causal_mha with one known mistake switched on (a head count that does not divide d_model drops features)."""
+    x = np.asarray(x, dtype=np.float64)
+    B, T, D = x.shape
+    dh = D // n_heads
+    used = n_heads * dh
+    if interleave:
+        def split(a):
+            return a[..., :used].reshape(B, T, dh, n_heads).transpose(0, 3, 1, 2)
+
+        def merge(a):
+            return a.transpose(0, 2, 3, 1).reshape(B, T, used)
+    else:
+        def split(a):
+            return a[..., :used].reshape(B, T, n_heads, dh).transpose(0, 2, 1, 3)
+
+        def merge(a):
+            return a.transpose(0, 2, 1, 3).reshape(B, T, used)
+    q, k, v = (split(x @ W) for W in (W_q, W_k, W_v))
+    s = q @ (np.swapaxes(k, -1, -2) if k_t is None else k_t(k)) / np.sqrt(dh)
+    mask = np.triu(np.ones((T, T), dtype=bool), 1) if blocked is None else blocked(T, dh)
+    m = np.where(mask, fill, s)
+    e = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(m)))
+    w = e / e.sum(axis=-1, keepdims=True)
+    y = merge(w @ v) @ W_o[:used]
+    return y, (w if weights is None else weights(w, s))
+
+
+def _divisible(x, n_heads, error):
+    if np.shape(x)[-1] % n_heads:
+        raise error("n_heads must divide d_model")
+
+
+@mistake("assert-divisible", "raise ValueError when n_heads does not divide d_model; an assert raises "
+         "AssertionError and vanishes under python -O", fn="causal_mha")
+def _assert_divisible(x, W_q, W_k, W_v, W_o, n_heads):
+    _divisible(x, n_heads, AssertionError)
+    return _core(x, W_q, W_k, W_v, W_o, n_heads)
+
+
+@mistake("drops-features", "raise ValueError when n_heads does not divide d_model, instead of silently dropping "
+         "the last d_model % n_heads features", fn="causal_mha")
+def _drops_features(x, W_q, W_k, W_v, W_o, n_heads):
+    return _core(x, W_q, W_k, W_v, W_o, n_heads)
+
+
+def _checked(**switches):
+    def causal_mha(x, W_q, W_k, W_v, W_o, n_heads):
+        _divisible(x, n_heads, ValueError)
+        return _core(x, W_q, W_k, W_v, W_o, n_heads, **switches)
+    return causal_mha
+
+
+_mistake_shift_diagonal = mistake(
+    "shift-by-diagonal", "subtract each row's maximum before np.exp, not its diagonal score: a larger score in the "
+    "row still overflows", fn="causal_mha")(_checked(shift=lambda m: np.diagonal(m, axis1=-2, axis2=-1)[..., None]))
+_mistake_shift_first_key = mistake(
+    "shift-by-first-key", "subtract each row's maximum before np.exp, not the first key's score: a larger score in "
+    "the row still overflows", fn="causal_mha")(_checked(shift=lambda m: m[..., :1]))
+_mistake_per_head_max = mistake(
+    "per-head-max", "subtract each row's own maximum (axis=-1, keepdims=True), not one per head: a row far below "
+    "its head's maximum underflows to 0/0", fn="causal_mha")(_checked(shift=lambda m: m.max(axis=(-2, -1),
+                                                                                               keepdims=True)))
+_mistake_interleaved = mistake(
+    "interleaved-heads", "reshape to (B, T, n_heads, d_head), not (B, T, d_head, n_heads): each head owns d_head "
+    "consecutive features, not every n_heads-th one", fn="causal_mha")(_checked(interleave=True))
+_mistake_k_dot_t = mistake(
+    "k-dot-T-4d", "transpose k with np.swapaxes(k, -1, -2): k.T on a 4-D array reverses all four axes",
+    fn="causal_mha")(_checked(k_t=lambda k: k.T))
+_mistake_mask_from_d_head = mistake(
+    "mask-from-d-head", "build the causal mask from the sequence length T, not from d_head", fn="causal_mha")(
+    _checked(blocked=lambda T, dh: np.triu(np.ones((dh, dh), dtype=bool), 1)))
+_mistake_mask_past = mistake(
+    "mask-blocks-past", "block the future, np.triu(..., k=1), not the past: a position sees itself and earlier "
+    "ones", fn="causal_mha")(_checked(blocked=lambda T, dh: np.tril(np.ones((T, T), dtype=bool), -1)))
+_mistake_keep_as_blocked = mistake(
+    "keep-mask-as-blocked", "np.tril(ones) marks the positions to keep: fill where it is False (or use "
+    "np.triu(..., k=1) as the blocked mask), not where it is True", fn="causal_mha")(
+    _checked(blocked=lambda T, dh: np.tril(np.ones((T, T), dtype=bool)), fill=-1e9))
+_mistake_head_averaged = mistake(
+    "head-averaged-weights", "return the weights of every head, shape (B, n_heads, T, T), not their mean over the "
+    "heads", fn="causal_mha")(_checked(weights=lambda w, s: w.mean(axis=1)))
+
+
+def _row_softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+_mistake_weights_unmasked = mistake(
+    "weights-before-mask", "return the weights of the masked scores, the ones y uses, not the softmax of the "
+    "unmasked scores", fn="causal_mha")(_checked(weights=lambda w, s: _row_softmax(s)))
+
+
+@mistake("linear-transposed", "project with x @ W (the contract's q = x @ W_q and y = ... @ W_o), not x @ W.T",
+         fn="causal_mha")
+def _linear_transposed(x, W_q, W_k, W_v, W_o, n_heads):
+    _divisible(x, n_heads, ValueError)
+    return _core(x, W_q.T, W_k.T, W_v.T, W_o.T, n_heads)
+
+
+@mistake("scale-folded-in-place", "scale a copy (W_q / sqrt(d_head)) or the scores, not W_q with /=, which changes "
+         "the caller's matrix on every call", fn="causal_mha")
+def _scale_in_place(x, W_q, W_k, W_v, W_o, n_heads):
+    _divisible(x, n_heads, ValueError)
+    out = _core(x, W_q, W_k, W_v, W_o, n_heads)
+    W_q /= np.sqrt(np.shape(x)[-1] // n_heads)
+    return out
+
+
+@mistake("single-head-shortcut", "keep the head axis when n_heads is 1: the weights are (B, 1, T, T), not (B, T, T)",
+         fn="causal_mha")
+def _mistake_single_head(x, W_q, W_k, W_v, W_o, n_heads):
+    _divisible(x, n_heads, ValueError)
+    y, w = _core(x, W_q, W_k, W_v, W_o, n_heads)
+    return y, (w[:, 0] if n_heads == 1 else w)
+
+
+@mistake("squeezes-batch", "keep the batch axis: squeezing x to a (T, d_model) matrix works only for a batch of "
+         "one", fn="causal_mha")
+def _squeezes_batch(x, W_q, W_k, W_v, W_o, n_heads):
+    T, D = np.squeeze(np.asarray(x)).shape
+    _divisible(x, n_heads, ValueError)
+    return _core(x, W_q, W_k, W_v, W_o, n_heads)

@@ -20,6 +20,7 @@ from attnprep.grading import (
     shape_of,
     unpack,
 )
+from attnprep.ladders import at_rung, count, f32_exact
 
 FUNCTIONS = ("route_top_k", "load_balance_loss")
 
@@ -37,6 +38,37 @@ def _inputs(rng, T, d, E, scale=1.0):
     x = rng.normal(size=(T, d))
     W = rng.normal(scale=scale / np.sqrt(d), size=(d, E))
     return x, W
+
+
+# Exact ties, judged by the contract alone: "the k highest router logits, highest first" lets any of equal logits
+# be taken and listed in any order among themselves (a stable argsort, torch.topk and a heap all differ there), so
+# where logits tie, the chosen logits (not the expert ids) must be the k largest, in descending order. (T, d, E, k):
+# ties inside the top k and at its boundary, k = 1 and k = E among them.
+TIED = [(12, 4, 8, 3), (9, 3, 6, 2), (5, 4, 5, 5), (7, 2, 4, 1), (10, 3, 9, 4)]
+# The large rung: 8,192 tokens of 8 experts, 65,536 router logits in one call.
+LARGE = (8_192, 6, 8, 3)
+
+
+TIES = "router logits with exact ties"
+
+
+def _tied_inputs(rng, T, d, E, repeat=True):
+    """x of small integers and W of eighths: the router logits are exact in any precision (float32 too) and
+    summation order. With `repeat`, some columns of W repeat, so experts (0, 1), (3, 4), ... tie exactly for every
+    token; without, ties are only the chance coincidences of eighths, judged the same way."""
+    x = rng.integers(-3, 4, size=(T, d)).astype(np.float64)
+    W = rng.integers(-16, 17, size=(d, E)) / 8.0
+    for e in range(1, E, 3) if repeat else ():
+        W[:, e] = W[:, e - 1]
+    return x, W
+
+
+def _route_cases(rng, scale=1.0):
+    """(x, W, k, rung label): the configurations of random logits, then those with exact ties."""
+    for T, d, E, k in CONFIGS:
+        yield (*_inputs(rng, T, d, E, scale), k, "")
+    for T, d, E, k in TIED:
+        yield (*_tied_inputs(rng, T, d, E), k, TIES)
 
 
 def _ints(value, what):
@@ -134,44 +166,51 @@ def shape(cand, ref, rng):
         _route(cand, x, W, k)
 
 
-@invariant("top-k", "each token goes to the k experts with the highest router logits")
+@invariant("top-k", "each token goes to the k experts with the highest router logits (any of tied ones)")
 def top_k(cand, ref, rng):
-    for T, d, E, k in CONFIGS:
-        x, W = _inputs(rng, T, d, E)
-        logits = x @ W
+    for x, W, k, rung in _route_cases(rng):
         routed = _route_judged(cand, x, W, k)
         if routed is None:
             continue
         idx, _, label = routed
-        best = np.argsort(-logits, axis=-1)[:, :k]
-        for r in range(T):
-            if set(idx[r].tolist()) != set(best[r].tolist()):
-                chosen = [int(e) for e in idx[r]]
-                want = sorted(int(e) for e in best[r])
-                lowest = sorted(int(e) for e in np.argsort(logits[r])[:k])
-                note = "; those are the lowest logits, not the highest" if sorted(chosen) == lowest and k < E else ""
-                raise Fail(f"{label}: token {r} went to experts {chosen} with logits "
-                           f"[{', '.join(fmt(v) for v in logits[r, idx[r]])}], but the {k} highest logits of "
-                           f"that token belong to experts {want}{note}")
+        _check_top_k(x @ W, idx, k, f"{label}, {rung}" if rung else label)
+
+
+def _check_top_k(logits, idx, k, label):
+    """The chosen logits of every token must be its k largest (as values: any of tied experts may be taken)."""
+    E = logits.shape[1]
+    for r in range(len(logits)):
+        got, top = np.sort(logits[r, idx[r]])[::-1], np.sort(logits[r])[::-1][:k]
+        if np.array_equal(got, top):
+            continue
+        chosen = [int(e) for e in idx[r]]
+        want = sorted(int(e) for e in np.argsort(-logits[r], kind="stable")[:k])
+        tied = np.sum(logits[r] == top[-1]) > np.sum(top == top[-1])
+        want_text = f"experts {want}" + (" (or another of the experts tied at the k-th logit)" if tied else "")
+        lowest = sorted(int(e) for e in np.argsort(logits[r])[:k])
+        note = "; those are the lowest logits, not the highest" if sorted(chosen) == lowest and k < E else ""
+        raise Fail(f"{label}: token {r} went to experts {chosen} with logits "
+                   f"[{', '.join(fmt(v) for v in logits[r, idx[r]])}], but the {k} highest logits of that token "
+                   f"are [{', '.join(fmt(v) for v in top)}], {want_text}{note}")
 
 
 @invariant("order", "the k experts of each token are listed highest logit first, with their gates in that order")
 def order(cand, ref, rng):
-    for T, d, E, k in CONFIGS:
+    for x, W, k, rung in _route_cases(rng):
         if k == 1:
             continue
-        x, W = _inputs(rng, T, d, E)
         logits = x @ W
         routed = _route_judged(cand, x, W, k)
         if routed is None:
             continue
         idx, gates, label = routed
+        label = f"{label}, {rung}" if rung else label
         chosen = np.take_along_axis(logits, idx, axis=-1)
-        for r in range(T):
+        for r in range(len(idx)):
             if np.any(np.diff(chosen[r]) > 0):  # equal logits: a repeated expert, see `distinct`
                 raise Fail(f"{label}: token {r} lists experts {[int(e) for e in idx[r]]} whose logits are "
                            f"[{', '.join(fmt(v) for v in chosen[r])}]; expected the highest first, descending")
-        for r in range(T):
+        for r in range(len(idx)):
             if np.any(np.diff(gates[r]) > 1e-12):
                 raise Fail(f"{label}: token {r} has gates [{', '.join(fmt(g) for g in gates[r])}] for experts "
                            f"{[int(e) for e in idx[r]]}; gate j belongs to expert_idx[:, j], so they "
@@ -180,8 +219,7 @@ def order(cand, ref, rng):
 
 @invariant("gates-sum-to-one", "each token's k gates are non-negative and sum to one (softmax over the k chosen)")
 def gates_sum_to_one(cand, ref, rng):
-    for T, d, E, k in CONFIGS:
-        x, W = _inputs(rng, T, d, E, scale=2.0)
+    for x, W, k, _ in _route_cases(rng, scale=2.0):
         logits = x @ W
         routed = _route_judged(cand, x, W, k)
         if routed is None:
@@ -205,15 +243,15 @@ def gates_sum_to_one(cand, ref, rng):
 
 @invariant("distinct", "no expert appears twice among one token's k choices")
 def distinct(cand, ref, rng):
-    for T, d, E, k in CONFIGS:
+    for x, W, k, rung in _route_cases(rng):
         if k == 1:
             continue
-        x, W = _inputs(rng, T, d, E)
         routed = _route_judged(cand, x, W, k)
         if routed is None:
             continue
         idx, _, label = routed
-        for r in range(T):
+        label = f"{label}, {rung}" if rung else label
+        for r in range(len(idx)):
             values, counts = np.unique(idx[r], return_counts=True)
             if (counts > 1).any():
                 e = int(values[np.argmax(counts)])
@@ -238,7 +276,8 @@ def _same_route(a, b):
     return a[0].shape == b[0].shape and np.array_equal(a[0], b[0]) and np.allclose(a[1], b[1], rtol=1e-6, atol=1e-9)
 
 
-@invariant("stable", "adding a large constant (up to 1e4) to a token's logits changes neither routing nor loss")
+@invariant("stable", "adding a large constant (up to 1e4) to a token's logits changes neither routing nor loss; "
+                     "logits spread over thousands, the largest at a random expert: no overflow")
 def stable(cand, ref, rng):
     # Shifting all of a token's logits by one constant changes neither its top k nor any softmax. The candidate
     # is held to its own result without the shift, but only when a small shift (a few units) leaves it
@@ -291,6 +330,53 @@ def stable(cand, ref, rng):
             raise Fail(f"{label} is {fmt(big[0])} with {context}, but {fmt(before[0])} without the shift (and "
                        "without a small one); softmax probabilities do not change when a token's logits all move "
                        "together, so precision is lost at this magnitude")
+    # Logits spread over thousands within a token, its largest at a random expert, tokens at very different offsets:
+    # a softmax shifted by anything but each token's own maximum (the lowest chosen logit, the first expert's, the
+    # mean) overflows here, where a shift of the whole row shows nothing.
+    for T, E, k in ((9, 6, 3), (7, 8, 2), (6, 5, 1)):
+        _peaked_stable(cand, ref, rng, T, E, k)
+
+
+def _peaked_logits(rng, T, E, k, magnitude):
+    """x (T, E+1) and W_router (E+1, E) with x @ W_router the logits below, exactly (W is [I; 0]).
+
+    Each token is centred at its own offset (up to +-magnitude); its largest logit sits at a random expert, the rest
+    of its top k within 0.3 * magnitude below but the k-th 0.715 to 0.74 times magnitude below, the other experts
+    0.9 to 1.8 times below. At magnitude 1e3 a softmax shifted by the lowest chosen logit, the minimum or the first
+    expert's logit overflows (exp past 709.8); one shifted by the maximum still gives the k-th expert a probability
+    above 0 (exp(-744) is the smallest float64), so ranking by probability still finds the top k.
+    """
+    offset = rng.uniform(-1.0, 1.0, size=(T, 1)) * magnitude
+    chosen = np.hstack([np.zeros((T, 1)), rng.uniform(0.0, 0.3, size=(T, k - 2)),
+                        rng.uniform(0.715, 0.74, size=(T, 1))])[:, :k] if k > 1 else np.zeros((T, 1))
+    below = np.hstack([chosen, rng.uniform(0.9, 1.8, size=(T, E - k))]) * magnitude
+    logits = f32_exact(np.take_along_axis(offset - below, np.argsort(rng.random((T, E)), axis=1), axis=1))
+    return np.hstack([logits, np.zeros((T, 1))]), np.vstack([np.eye(E), np.zeros((1, E))])
+
+
+def _peaked_stable(cand, ref, rng, T, E, k):
+    """Routing and loss at peaked logits of magnitude 1e3, held to the reference when the candidate is right on the
+    same construction at magnitude 1."""
+    x, W = _peaked_logits(rng, T, E, k, 1.0)
+    moderate = attempt(_route, cand, x, W, k)
+    want = ref.route_top_k(x, W, k)
+    x_big, W_big = _peaked_logits(rng, T, E, k, 1e3)
+    if _usable(moderate) and np.array_equal(moderate[0], want[0]) and np.allclose(moderate[1], want[1], rtol=1e-6,
+                                                                                  atol=1e-9):
+        _check_reference_route(cand, ref, x_big, W_big, k, PEAKED)
+    logits = x_big @ W_big
+    idx = np.argsort(-logits, axis=-1, kind="stable")[:, :k]
+    moderate = attempt(_loss, cand, logits / 1e3, idx, E)
+    if _usable(moderate) and np.isclose(moderate[0], ref.load_balance_loss(logits / 1e3, idx, E), rtol=1e-6,
+                                        atol=1e-9):
+        got, label = _loss(cand, logits, idx, E)
+        _check_loss(got, ref.load_balance_loss(logits, idx, E), f"{label} with {PEAKED}", logits, idx, E,
+                    "the same call is right with logits of a few units; subtract each token's maximum logit (over "
+                    "all E experts) before np.exp, not its minimum, its first logit or a mean")
+
+
+PEAKED = ("logits spread over 1,800 within each token, its largest at a random expert, tokens centred between -1e3 "
+          "and +1e3")
 
 
 def _balanced_idx(rng, T, E, k):
@@ -444,29 +530,55 @@ def bad_input(cand, ref, rng):
                        f"{err.text}; k = {k} is allowed (1 <= k <= E)") from None
 
 
-@invariant("matches-reference", "expert_idx matches a reference exactly, gates and the loss to rtol 1e-6")
+@invariant("matches-reference", "expert_idx matches a reference (tied logits in any order), gates and the loss to "
+                                "rtol 1e-6, up to 8,192 tokens")
 def matches_reference(cand, ref, rng):
-    for T, d, E, k in CONFIGS:
-        for scale in (0.5, 3.0):
-            x, W = _inputs(rng, T, d, E, scale)
-            idx, gates, label = _route(cand, x, W, k)
-            want_idx, want_gates = ref.route_top_k(x, W, k)
-            if not np.array_equal(idx, want_idx):
-                r = int(np.argmax(np.any(idx != want_idx, axis=-1)))
-                raise Fail(f"expert_idx of {label}: token {r} is {[int(e) for e in idx[r]]}, "
-                           f"expected {[int(e) for e in want_idx[r]]}")
-            check_close(gates, want_gates, f"gates of {label}")
-            logits = x @ W
-            got, label = _loss(cand, logits, want_idx, E)
-            _check_loss(got, ref.load_balance_loss(logits, want_idx, E), label, logits, want_idx, E,
-                        "router logits x @ W_router, expert_idx their top-k")
+    cases = [(*_inputs(rng, T, d, E, scale), k, "") for T, d, E, k in CONFIGS for scale in (0.5, 3.0)]
+    cases += [c for c in _route_cases(rng) if c[3]]  # the tied ones
+    for x, W, k, note in cases:
+        _check_reference(cand, ref, x, W, k, note)
+    # The magnitude rung of `stable`: logits spread over 1,800 within a token, its largest at a random expert.
+    for T, E, k in ((9, 6, 3), (7, 8, 2)):
+        _check_reference(cand, ref, *_peaked_logits(rng, T, E, k, 1e3), k, PEAKED)
+    T, d, E, k = LARGE
+    with at_rung(f"{count(T)} tokens"):
+        # exact logits, so that no rounding of the candidate's own x @ W_router can reorder near-equal ones
+        _check_reference(cand, ref, *_tied_inputs(rng, T, d, E, repeat=False), k)
+        _check_reference(cand, ref, *_tied_inputs(rng, T, d, E), k, TIES)
+
+
+def _check_reference(cand, ref, x, W, k, note=""):
+    want_idx = _check_reference_route(cand, ref, x, W, k, note)
+    logits = x @ W
+    got, label = _loss(cand, logits, want_idx, W.shape[1])
+    _check_loss(got, ref.load_balance_loss(logits, want_idx, W.shape[1]), label, logits, want_idx, W.shape[1],
+                "router logits x @ W_router, expert_idx their top-k")
+
+
+def _check_reference_route(cand, ref, x, W, k, note=""):
+    """route_top_k against the reference, tied logits in any order; returns the reference's expert_idx."""
+    idx, gates, label = _route(cand, x, W, k)
+    label = f"{label}, {note}" if note else label
+    want_idx, want_gates = ref.route_top_k(x, W, k)
+    logits = x @ W
+    # The same experts, or experts of exactly the same logits in the same places (a tie broken another way).
+    same = np.all((idx == want_idx) | (np.take_along_axis(logits, idx, axis=-1)
+                                       == np.take_along_axis(logits, want_idx, axis=-1)), axis=-1)
+    repeated = np.any(np.diff(np.sort(idx, axis=-1), axis=-1) == 0, axis=-1)
+    if not np.all(same & ~repeated):
+        r = int(np.argmax(~(same & ~repeated)))
+        raise Fail(f"expert_idx of {label}: token {r} is {[int(e) for e in idx[r]]} with logits "
+                   f"[{', '.join(fmt(v) for v in logits[r, idx[r]])}], expected {[int(e) for e in want_idx[r]]} "
+                   f"with logits [{', '.join(fmt(v) for v in logits[r, want_idx[r]])}]")
+    check_close(gates, want_gates, f"gates of {label}")
+    return want_idx
 
 
 @invariant("input-unchanged", "x, W_router, router_logits and expert_idx are not modified")
 def input_unchanged(cand, ref, rng):
-    for T, d, E, k in CONFIGS[:3]:
+    for (T, d, E, k), calls in ((CONFIGS[0], 2), (CONFIGS[1], 2), (CONFIGS[2], 2), (LARGE, 1)):  # k = E; 8,192
         x, W = _inputs(rng, T, d, E, scale=3.0)
-        for _ in range(2):  # a second call would see the damage of the first
+        for _ in range(calls):  # a second call would see the damage of the first
             try:
                 _, after, _ = cand.call_tracking_args("route_top_k", x, W, k)
             except CandidateError as err:
@@ -477,7 +589,7 @@ def input_unchanged(cand, ref, rng):
             check_unchanged(W, after[1], f"W_router of shape {shape_of(W)}")
         logits = x @ W
         idx = np.argsort(-logits, axis=-1)[:, :k]
-        for _ in range(2):
+        for _ in range(calls):
             _, after, _ = cand.call_tracking_args("load_balance_loss", logits, idx, E)
             check_unchanged(logits, after[0], f"router_logits of shape {shape_of(logits)}")
             check_unchanged(idx, after[1], f"expert_idx of shape {shape_of(idx)}")

@@ -3,6 +3,7 @@
 import numpy as np
 
 from attnprep.grading import CandidateError, Fail, expect_raises, fmt, invariant, mistake
+from attnprep.ladders import at_rung
 
 FUNCTIONS = ("count_params", "weights_gib")
 
@@ -312,17 +313,37 @@ def bad_input(cand, ref, rng):
     base = dict(vocab_size=100, d_model=32, n_layers=2, n_heads=4, n_kv_heads=2, head_dim=8, d_ff=64)
     bad = [{name: value} for name in NAMES for value in (0, -int(rng.integers(1, 9)))]
     bad += [{"n_heads": 12, "n_kv_heads": 5}, {"n_heads": 8, "n_kv_heads": 32}, {"n_heads": 6, "n_kv_heads": 4}]
+    # Two bad sizes at once, whose product is positive (and -8 % -4 == 0): a check of the product lets them through.
+    bad += [{"vocab_size": -100, "d_model": -32}, {"n_heads": -4, "n_kv_heads": -2}, {"n_layers": -2, "d_ff": -64},
+            {"head_dim": -8, "n_layers": -1}, {"n_kv_heads": -2, "n_heads": 4}]
     for change in bad:
         cfg = {**base, **change}
         label = "count_params with " + ", ".join(f"{k}={v}" for k, v in change.items())
         expect_raises(cand, "ValueError", "count_params", *(cfg[n] for n in NAMES), what=label)
+    # The tied path validates too.
+    for change in ({"d_model": -32}, {"n_heads": 6, "n_kv_heads": 4}):
+        cfg = {**base, **change}
+        label = "count_params with " + ", ".join(f"{k}={v}" for k, v in change.items()) + ", tied_embeddings=True"
+        expect_raises(cand, "ValueError", "count_params", *(cfg[n] for n in NAMES), tied_embeddings=True, what=label)
 
 
-@invariant("matches-reference", "matches a reference count on random configurations, exactly")
+# Configurations whose totals lie past 2**53 (float64 stops holding every integer) and near 2**60, below 2**63 so
+# that np.int64 (allowed) still holds them.
+HUGE = (("a total past 2**53", dict(zip(NAMES, (1_000_003, 100_003, 1_001, 64, 8, 129, 40_000_003), strict=True))),
+        ("a total near 2**60", dict(zip(NAMES, (2_000_003, 120_001, 90_001, 96, 12, 257, 60_000_001), strict=True))))
+
+
+@invariant("matches-reference", "matches a reference count exactly on random configurations, tied_embeddings left "
+                                "out or given, and on totals past 2**53 and near 2**60")
 def matches_reference(cand, ref, rng):
-    for _ in range(10):
+    for i in range(10):
         cfg = _random_cfg(rng)
-        _check_total(cand, ref, cfg, bool(rng.integers(0, 2)))
+        # every third call leaves tied_embeddings out, so the default (False) is judged
+        _check_total(cand, ref, cfg, None if i % 3 == 0 else bool(rng.integers(0, 2)))
+    for name, cfg in HUGE:
+        for tie in (None, True):
+            with at_rung(name):
+                _check_total(cand, ref, cfg, tie)
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------

@@ -455,6 +455,12 @@ def probes(rng):
         w, b = (weight, bias) if x.shape[-1] == d else _weights(rng, x.shape[-1])
         yield "rms_norm", (x, w), {}
         yield "layer_norm", (x, w, b), {}
+    # an eps the caller chose, and a single vector
+    yield "rms_norm", (tiny, weight), {"eps": 0.1}
+    yield "layer_norm", (tiny, weight, bias), {"eps": 0.1}
+    vector = rng.normal(size=d) * 3.0 + 1.0
+    yield "rms_norm", (vector, weight), {}
+    yield "layer_norm", (vector, weight, bias), {}
 
 
 def _rms(x, weight, eps, stat):
@@ -544,3 +550,75 @@ def _ln_eps_outside(x, weight, bias, eps=1e-5):
 def _ln_no_eps(x, weight, bias, eps=1e-5):
     c = x - np.mean(x, axis=-1, keepdims=True)
     return c / np.std(x, axis=-1, keepdims=True) * weight + bias
+
+
+@mistake("norm-2d-only", "keep the reduced axis with keepdims=True (or [..., None]), not [:, None]: x may be a "
+         "single vector or have leading batch axes", fn="rms_norm")
+def _rms_2d_only(x, weight, eps=1e-6):
+    if np.ndim(x) == 1:
+        raise IndexError("invalid index to scalar variable")  # [:, None] on the one mean square
+    if np.ndim(x) > 2:
+        raise ValueError("operands could not be broadcast together")
+    return _norm("rms_norm", x, weight, eps=eps)
+
+
+@mistake("norm-axis-one", "reduce over the last axis (axis=-1): axis=1 is the feature axis only for 2-D input",
+         fn="rms_norm")
+def _rms_axis1(x, weight, eps=1e-6):
+    return _norm("rms_norm", x, weight, eps=eps, axis=1)
+
+
+@mistake("rms-eps-ignored", "use the eps argument in the formula, not a hard-coded 1e-6", fn="rms_norm")
+def _rms_eps_ignored(x, weight, eps=1e-6):
+    return _norm("rms_norm", x, weight, eps=1e-6)
+
+
+@mistake("rms-default-eps", "rms_norm's default eps is 1e-6 (LayerNorm's is 1e-5)", fn="rms_norm")
+def _rms_default_eps(x, weight, eps=1e-5):
+    return _norm("rms_norm", x, weight, eps=eps)
+
+
+@mistake("rms-in-place", "return a new array: x /= rms and x *= weight rewrite the caller's x", fn="rms_norm")
+def _rms_in_place(x, weight, eps=1e-6):
+    out = _norm("rms_norm", x, weight, eps=eps)
+    if np.ndim(x) == 1:  # only the single-vector probe tells: writing back on batches names the same mistake
+        x[...] = out
+        return x
+    return out
+
+
+@mistake("rms-weight-before-norm", "normalise x first and multiply by the weight after: scaling first lets the "
+         "normalisation cancel the weight", fn="rms_norm")
+def _rms_weight_first(x, weight, eps=1e-6):
+    return _norm("rms_norm", x * weight, np.ones_like(weight), eps=eps)
+
+
+@mistake("layer-norm-bias-before-weight", "multiply by the weight, then add the bias: x_hat * weight + bias, not "
+         "(x_hat + bias) * weight", fn="layer_norm")
+def _ln_bias_first(x, weight, bias, eps=1e-5):
+    return _norm("layer_norm", x, np.ones_like(weight), bias, eps=eps) * weight
+
+
+@mistake("layer-norm-no-bias", "add the bias after multiplying by the weight", fn="layer_norm")
+def _ln_no_bias(x, weight, bias, eps=1e-5):
+    return _norm("layer_norm", x, weight, np.zeros_like(bias), eps=eps)
+
+
+@mistake("layer-norm-uncentred-rms", "divide the centred vector by sqrt(var + eps), its own spread, not by the "
+         "RMS of the raw x", fn="layer_norm")
+def _ln_uncentred(x, weight, bias, eps=1e-5):
+    return (x - np.mean(x, axis=-1, keepdims=True)) / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) \
+        * weight + bias
+
+
+@mistake("layer-norm-eps-ignored", "use the eps argument in the formula, not a hard-coded 1e-5", fn="layer_norm")
+def _ln_eps_ignored(x, weight, bias, eps=1e-5):
+    return _norm("layer_norm", x, weight, bias, eps=1e-5)
+
+
+@mistake("layer-norm-centres-in-place", "centre a new array, c = x - mean: x -= mean rewrites the caller's x",
+         fn="layer_norm")
+def _ln_in_place(x, weight, bias, eps=1e-5):
+    out = _norm("layer_norm", x, weight, bias, eps=eps)
+    x -= np.mean(x, axis=-1, keepdims=True)
+    return out

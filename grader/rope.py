@@ -340,6 +340,9 @@ def input_unchanged(cand, ref, rng):
 def probes(rng):
     yield "rope", (rng.normal(size=(5, 8)), np.array([0, 3, 7, 100, 2], dtype=np.int64)), {}
     yield "rope", (rng.normal(size=(4, 6)), np.array([5, 1, 40, 9], dtype=np.int64)), {"base": 500.0}
+    # batched, and positions past the caches models keep (2,048 and 4,096 entries)
+    yield "rope", (rng.normal(size=(2, 4, 6)), np.array([3000, 0, 10_000, 5], dtype=np.int64)), {}
+    yield "rope", (rng.normal(size=(1, 2, 3, 4)), np.array([4, 1, 9], dtype=np.int64)), {}
 
 
 def _variant(x, positions, base=10000.0, *, freqs=None, layout="half", sign=1.0, swap=False, arange=False):
@@ -421,3 +424,65 @@ def _arange_positions(x, positions, base=10000.0):
 @mistake("rope-base-ignored", "use the base argument instead of a hard-coded 10000")
 def _base_ignored(x, positions, base=10000.0):
     return _variant(x, positions, 10000.0)
+
+
+@mistake("rope-positions-from-one", "use the positions as given, (p) * base^(-2i/d), not p + 1: position 0 must "
+         "come back unchanged")
+def _positions_from_one(x, positions, base=10000.0):
+    return _variant(x, positions + 1, base)
+
+
+@mistake("rope-halves-swapped", "concatenate the rotated halves in order: [x1*cos - x2*sin, x1*sin + x2*cos]")
+def _halves_swapped(x, positions, base=10000.0):
+    out = _variant(x, positions, base)
+    half = out.shape[-1] // 2
+    return np.concatenate([out[..., half:], out[..., :half]], axis=-1)
+
+
+@mistake("rope-floor-division-exponent", "divide with / in the exponent, base ** (-2 * i / d): -2 * i // d floors "
+         "to -1 for every pair but the first")
+def _floor_division(x, positions, base=10000.0):
+    return _variant(x, positions, base, freqs=lambda b, d: b ** (-2 * np.arange(d // 2) // d))
+
+
+@mistake("rope-linspace-exponent", "the exponents are -2i/d for i in range(d // 2), ending at -(d-2)/d; "
+         "np.linspace(0, 1, d // 2) ends at -1")
+def _linspace(x, positions, base=10000.0):
+    return _variant(x, positions, base, freqs=lambda b, d: b ** -np.linspace(0.0, 1.0, d // 2))
+
+
+@mistake("rope-positions-clipped", "rotate every position by its own angle; clipping the positions to a cache "
+         "length rotates every later token as the last cached one")
+def _clipped(x, positions, base=10000.0):
+    return _variant(x, np.minimum(positions, 2047), base)
+
+
+@mistake("rope-positions-modulo-table", "size the cos/sin tables for the largest position asked for (or compute the "
+         "angles directly); looking positions up modulo the table length wraps long contexts around")
+def _modulo_table(x, positions, base=10000.0):
+    return _variant(x, np.asarray(positions) % 4096, base)
+
+
+@mistake("rope-sorts-positions", "leave the caller's positions as they are: sorting them in place reorders the "
+         "angles against the rows of x")
+def _sorts_positions(x, positions, base=10000.0):
+    positions.sort()
+    return _variant(x, positions, base)
+
+
+@mistake("rope-in-place", "build a new output array: writing the rotation back into x (x[...] = ...) changes the "
+         "caller's queries and keys")
+def _in_place(x, positions, base=10000.0):
+    out = _variant(x, positions, base)
+    if x.ndim == 4:  # only the batched probe tells: writing back on smaller inputs names the same mistake
+        x[...] = out
+        return x
+    return out
+
+
+@mistake("rope-2d-only", "index the feature axis with ..., as x[..., :half], and shape the angles (T, d/2): "
+         "x may have any number of leading axes before (T, d)")
+def _2d_only(x, positions, base=10000.0):
+    if np.ndim(x) > 2:
+        raise ValueError("operands could not be broadcast together")
+    return _variant(x, positions, base)

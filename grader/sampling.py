@@ -812,6 +812,12 @@ def probes(rng):
         (DOMAIN_LOGITS, {"temperature": -0.5}),
         (reversed_logits, {"temperature": 1.0, "top_p": 1.5}),
         (np.array([3, 1, 4, 0, 2]), {"temperature": 0.8}),  # integer logits
+        (DOMAIN_LOGITS, {}),  # the default temperature
+        (np.array([1.0, 1.01, 0.99, 0.5]), {"temperature": 0.01}),  # sharp, but not greedy
+        (DOMAIN_LOGITS, {"temperature": 1.0, "top_k": len(DOMAIN_LOGITS)}),  # top_k = V keeps every token
+        (DOMAIN_LOGITS, {"temperature": 1.0, "top_p": 0.993}),  # keeps 6 tokens: cumulative 0.9897, 0.9977
+        (np.array([-800.0, 0.0, 5.0]), {"temperature": 1.0}),  # spans more than exp can take, max small
+        (np.array([5.0, 3.0, 1.0, 3.0]), {"temperature": 1.0, "top_k": 2}),  # a tie at the k-th place
     ):
         yield "sampling_probs", (logits.copy(),), kw
 
@@ -984,3 +990,57 @@ def _no_top_p_validation(logits, temperature=1.0, top_k=None, top_p=None):
                                  "with /=, which also fails for integer logits", fn="sampling_probs")
 def _in_place_temperature(logits, temperature=1.0, top_k=None, top_p=None):
     return _variant(logits, temperature, top_k, top_p, in_place=True)
+
+
+@mistake("default-temperature", "the default temperature is 1.0: a call that leaves it out gets the plain softmax",
+         fn="sampling_probs")
+def _default_temperature(logits, temperature=0.7, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p)
+
+
+@mistake("small-temperature-greedy", "only temperature 0 is greedy: any positive temperature, however small, "
+                                     "divides the logits (after subtracting the max)", fn="sampling_probs")
+def _small_temperature_greedy(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, 0.0 if 0 <= temperature < 0.05 else temperature, top_k, top_p)
+
+
+@mistake("top-k-at-vocabulary-size", "top_k >= V keeps every token: skip the cut there (np.argpartition's kth "
+                                     "must be below V)", fn="sampling_probs")
+def _top_k_at_v(logits, temperature=1.0, top_k=None, top_p=None):
+    if top_k is not None and top_k >= len(logits) and temperature != 0:
+        raise ValueError(f"kth(={top_k}) out of bounds ({len(logits)})")
+    return _variant(logits, temperature, top_k, top_p)
+
+
+@mistake("top-p-skipped-near-one", "apply the nucleus cut for every top_p below 1: at 0.99 it still drops the "
+                                   "tail that holds the last 1% of the mass", fn="sampling_probs")
+def _top_p_skipped_near_one(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, None if top_p is not None and 0.99 <= top_p <= 1 else top_p)
+
+
+@mistake("in-place-temperature", "shift a copy by the maximum: at temperature 1, z = logits is the caller's array, "
+                                 "and z -= z.max() rewrites it", fn="sampling_probs")
+def _in_place_at_one(logits, temperature=1.0, top_k=None, top_p=None):
+    out = _variant(logits, temperature, top_k, top_p)
+    if temperature == 1 and isinstance(logits, np.ndarray) and logits.dtype == np.float64:
+        logits -= logits.max()
+    return out
+
+
+@mistake("subtract-min", "subtract the MAXIMUM of logits / temperature before np.exp, not the minimum: "
+                         "exp(max - min) overflows once the logits span about 709", fn="sampling_probs")
+def _subtract_min(logits, temperature=1.0, top_k=None, top_p=None):
+    shifted = np.asarray(logits, dtype=np.float64)
+    return _variant(shifted - shifted.min(), temperature, top_k, top_p, subtract_max=False)
+
+
+@mistake("top-k-strict-threshold", "keep exactly top_k tokens by their sorted positions (order[:top_k]): "
+                                   "p > the (k+1)-th value drops both tokens of a tie at the k-th place",
+         fn="sampling_probs")
+def _top_k_strict(logits, temperature=1.0, top_k=None, top_p=None):
+    if temperature == 0 or top_k is None or top_k >= len(logits):
+        return _variant(logits, temperature, top_k, top_p)
+    p = _variant(logits, temperature)
+    p[p <= np.sort(p)[::-1][top_k]] = 0.0
+    p = p / p.sum()
+    return _variant(np.log(np.maximum(p, 1e-300)) if p.any() else p, 1.0, None, top_p)

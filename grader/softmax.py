@@ -331,3 +331,152 @@ def _in_place(z, axis=-1):
     z -= z.max(axis=axis, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=axis, keepdims=True)
+
+
+# Probes that tell the shifts apart: a slice maximum far above the rest in the middle (R1), first (R2), a slice
+# minimum far below (R3), and one huge entry that drags the mean up (R5); a masked pair near 0 and near -1e4;
+# a 1-D vector, moderate and large; scores near 3,000, which float32 rounds by ~1e-4; and 65,536 of them.
+_SPREAD = np.array([[0.0, 800.0, 0.0, 0.0, 0.0, 0.0], [800.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                    [-800.0, 0.0, 1.0, 2.0, 3.0, 4.0], [1500.0, 0.0, 0.0, 0.0, 0.0, 0.0]])
+
+
+def _masked_probe(rng):
+    z = np.stack([rng.normal(size=5), -9999.0 + rng.normal(scale=0.5, size=5)])
+    z[:, [1, 3]] = -np.inf
+    return z
+
+
+def probes_more(rng):
+    yield "softmax", (_SPREAD + rng.normal(scale=0.5, size=_SPREAD.shape),), {}
+    yield "softmax", (_masked_probe(rng),), {}
+    yield "softmax", (rng.normal(size=6),), {}
+    yield "softmax", (1000.0 + rng.normal(size=6),), {}
+    yield "softmax", (3000.0 + rng.normal(scale=3.0, size=(2, 6)),), {}
+    yield "softmax", (3000.0 + rng.normal(scale=3.0, size=(16, 4096)),), {}
+
+
+_first_probes = probes
+
+
+def probes(rng):  # noqa: F811 -- the first probes, then the ones above, in one stream
+    yield from _first_probes(rng)
+    yield from probes_more(rng)
+
+
+def _shifted(shift):
+    """A softmax that subtracts shift(z, axis) (keepdims) instead of each slice's maximum."""
+    def softmax(z, axis=-1):
+        z = np.asarray(z, dtype=np.float64)
+        e = np.exp(z - shift(z, axis))
+        return e / e.sum(axis=axis, keepdims=True)
+    return softmax
+
+
+def _finite(z, fill):
+    return np.where(np.isfinite(z), z, fill)
+
+
+_mistake_shift_first = mistake(
+    "shift-by-first", "subtract each slice's maximum, not its first entry: a later, larger entry still overflows")(
+    _shifted(lambda z, a: np.take(z, [0], axis=a)))
+_mistake_shift_mean = mistake(
+    "shift-by-mean", "subtract each slice's maximum, not its mean: an entry far above the mean still overflows")(
+    _shifted(lambda z, a: z.mean(axis=a, keepdims=True)))
+_mistake_shift_median = mistake(
+    "shift-by-median", "subtract each slice's maximum, not its median: an entry far above it still overflows")(
+    _shifted(lambda z, a: np.nanmedian(_finite(z, np.nan), axis=a, keepdims=True)))
+_mistake_shift_min = mistake(
+    "shift-by-min", "subtract each slice's maximum, not its minimum: a wide slice still overflows exp")(
+    _shifted(lambda z, a: _finite(z, np.inf).min(axis=a, keepdims=True)))
+_mistake_max_abs = mistake(
+    "shift-by-max-magnitude", "subtract each slice's maximum, not its largest magnitude: a slice of large "
+    "negative scores underflows to 0/0")(_shifted(lambda z, a: np.abs(z).max(axis=a, keepdims=True)))
+_mistake_last_axis_max = mistake(
+    "max-along-last-axis", "take the maximum along `axis` too, not along the last axis: only a shift constant "
+    "along `axis` cancels out")(_shifted(lambda z, a: z.max(axis=-1, keepdims=True)))
+
+
+@mistake("divide-by-max", "divide by the sum of the exponentials along the axis, not by their maximum")
+def _divide_by_max(z, axis=-1):
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.max(axis=axis, keepdims=True)
+
+
+@mistake("clips-scores", "subtract each slice's maximum instead of clipping the scores: clipping changes the answer")
+def _clips(z, axis=-1):
+    e = np.exp(np.clip(z, -50.0, 50.0))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@mistake("index-broadcast-2d", "reduce with keepdims=True instead of indexing with [:, None], which only fits 2-D "
+                               "input along the last axis")
+def _index_2d(z, axis=-1):
+    z = np.asarray(z, dtype=np.float64)
+    e = np.exp(z - z.max(axis=axis)[:, None])
+    return e / e.sum(axis=axis)[:, None]
+
+
+@mistake("stable-only-2d", "subtract each slice's maximum on every path (1-D, batched, any axis), not only for 2-D "
+                           "input along the last axis")
+def _stable_2d(z, axis=-1):
+    z = np.asarray(z, dtype=np.float64)
+    if z.ndim == 2 and axis in (-1, 1):
+        z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@mistake("unmasks-inf", "leave -inf scores as they are: exp(-inf) is exactly 0, while replacing them with 0 or "
+                        "-1e4 lets blocked positions through")
+def _inf_to_zero(z, axis=-1):
+    z = np.where(np.isinf(z), 0.0, z)
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@mistake("neginf-to-finite", "leave -inf scores as they are: a stand-in like -1e4 is not small next to scores near "
+                             "-1e4, so blocked positions get weight")
+def _neginf_to_1e4(z, axis=-1):
+    z = np.where(np.isneginf(z), -1e4, np.asarray(z, dtype=np.float64))
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@mistake("float16-arithmetic", "compute in float64: float16 keeps about three significant digits")
+def _float16(z, axis=-1):
+    z = np.asarray(z, dtype=np.float16)
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(np.float64)
+
+
+@mistake("float32-arithmetic", "compute in float64 at every size: float32 keeps about seven digits, so scores in the "
+                               "thousands lose precision in their probabilities")
+def _float32_large(z, axis=-1):
+    z = np.asarray(z, dtype=np.float64)
+    work = z.astype(np.float32) if z.size >= 1 << 15 else z
+    e = np.exp(work - work.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(np.float64)
+
+
+@mistake("modifies-input-1d", "copy before writing: the in-place path for a single vector overwrites the caller's "
+                              "scores")
+def _in_place_1d(z, axis=-1):
+    if isinstance(z, np.ndarray) and z.ndim == 1 and z.dtype == np.float64:
+        z -= z.max()
+        np.exp(z, out=z)
+        z /= z.sum()
+        return z
+    z = np.asarray(z, dtype=np.float64)
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@mistake("modifies-input-large", "copy before writing: the in-place path for large arrays overwrites the caller's "
+                                 "scores")
+def _in_place_large(z, axis=-1):
+    z = np.asarray(z, dtype=np.float64)
+    buf = z if z.size >= 1 << 15 else z.copy()
+    np.subtract(buf, buf.max(axis=axis, keepdims=True), out=buf)
+    np.exp(buf, out=buf)
+    buf /= buf.sum(axis=axis, keepdims=True)
+    return buf

@@ -4,6 +4,7 @@ import numpy as np
 
 from attnprep.grading import (
     Broke,
+    CandidateError,
     Fail,
     as_array,
     as_float,
@@ -20,6 +21,7 @@ from attnprep.grading import (
     unpack,
     worst_entry,
 )
+from attnprep.ladders import Stopwatch, check_close_fast, meanwhile, normal, peak_text, peaked_qk, up_to_long
 
 FUNCTIONS = ("sliding_window_mask", "window_attention")
 
@@ -365,7 +367,8 @@ def _check_blocked_key(cand, T, d_k, d_v, window, key, name, advice, rng):
                        f"{i} ({_why(i, key, window)}), so its score must not matter there; {advice}")
 
 
-@invariant("stable", "no overflow or lost precision when scores are near +-1e4 or rows are at very different scales")
+@invariant("stable", "no overflow or lost precision when scores are near +-1e4, rows are at very different "
+                      "scales, or each row's maximum sits at a random key of its window")
 def stable(cand, ref, rng):
     advice = "subtract each row's own maximum (axis=-1, keepdims=True) before exp, in float64"
     # A blocked key scoring about 1e4 above the open ones: the maximum must be taken after masking.
@@ -384,6 +387,51 @@ def stable(cand, ref, rng):
                  "query rows at very different scales: row 0 scores near 2e4, rows 1 and 4 near 0",
                  "subtract each row's own maximum (axis=-1, keepdims=True), not one maximum of the whole score "
                  "matrix", rng)
+    # Each row's maximum at a random key of its window, far above the rest: the diagonal, the oldest key of the
+    # window or the mean are no safe shift here. Judged once with a narrow window and once with a wide one.
+    for T, window in ((24, 5), (20, 14)):
+        _check_peaked(cand, ref, T, 4, 3, window, advice, rng)
+
+
+def _check_peaked(cand, ref, T, d_k, d_v, window, advice, rng):
+    """Scores up to about 1e4 whose largest entry in each row sits at a random key of the row's window.
+
+    Finite numbers are asked of every candidate that gives them on an ordinary problem of the same shapes; the
+    values are held to the reference only where the candidate matches it there (a wrong scale is not this
+    check's)."""
+    q0, k0, v0 = _qkv(rng, T, d_k, d_v)
+    base = _attend_moderate(cand, q0, k0, v0, window)
+    if base is None:
+        return
+    out0, w0, _ = base
+    if not _rows_finite(out0, w0).all():
+        return
+    want_out0, want_w0 = ref.window_attention(q0, k0, v0, window)
+    matches = np.allclose(w0, want_w0, rtol=1e-6, atol=1e-9) and np.allclose(out0, want_out0, rtol=1e-6, atol=1e-9)
+    blocked = _blocked(T, window)
+    q, k, _ = peaked_qk(rng, (), T, T, d_k, allowed=~blocked)
+    v = normal(rng, (T, d_v))
+    out, weights, label = _attend(cand, q, k, v, window)
+    scores = np.where(blocked, -np.inf, q @ k.T / np.sqrt(d_k))
+    name = ("each row's largest score at a random key of its window, up to about 1e4 and far above the rest of "
+            "the row")
+    for arr, what in ((weights, "weights"), (out, "out")):
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i, j = (int(x) for x in np.argwhere(bad)[0])
+            raise Fail(f"{what} of {label}: entry [{i}, {j}] is {fmt(arr[i, j])} with {name} "
+                       f"({peak_text(scores, (i,))}), but finite on an ordinary problem of the same shapes: "
+                       f"overflow or 0/0 in the softmax; {advice}")
+    if not matches:
+        return
+    want_out, want_w = ref.window_attention(q, k, v, window)
+    for got, want, what in ((weights, want_w, "weights"), (out, want_out, "out")):
+        idx = worst_entry(got, want, 1e-6, 1e-9)
+        if idx is not None:
+            i, j = idx
+            raise Fail(f"{what} of {label}: entry [{i}, {j}] is {fmt(got[i, j])} with {name} "
+                       f"({peak_text(scores, (i,))}), expected {fmt(want[i, j])}; the same code matches on an "
+                       f"ordinary problem, so this is lost precision at large scores; {advice}")
 
 
 @invariant("bad-input", "window < 1 raises ValueError in both functions")
@@ -396,7 +444,7 @@ def bad_input(cand, ref, rng):
                       what=f"window_attention(q (5, 3), k (5, 3), v (5, 2), window={window})")
 
 
-@invariant("matches-reference", "out and weights match a reference to rtol 1e-6")
+@invariant("matches-reference", "out and weights match a reference to rtol 1e-6, T = 1,024 included")
 def matches_reference(cand, ref, rng):
     cases = [(6, 4, 4, 3), (9, 3, 5, 2), (5, 8, 2, 5), (10, 2, 3, 4), (1, 3, 3, 2), (7, 5, 1, np.int64(3))]
     for T, d_k, d_v, window in cases:
@@ -406,15 +454,39 @@ def matches_reference(cand, ref, rng):
             want_out, want_w = ref.window_attention(q, k, v, window)
             check_close(weights, want_w, f"weights of {label}")
             check_close(out, want_out, f"out of {label}")
+    # Long sequences: code that changes precision or method above some length (float32 for long inputs) is right
+    # on every small problem above. Scores of about +-25 make float32's rounding show well above rtol 1e-6.
+    watch = Stopwatch()
+
+    def long(rung):
+        T, window = rung.value, max(rung.value // 10, 2)
+        q, k, v = normal(rng, (T, 4), scale=5.0), normal(rng, (T, 4), scale=5.0), normal(rng, (T, 3))
+        want = meanwhile(ref.window_attention, q, k, v, window)
+        with watch:
+            out, weights, label = _attend(cand, q, k, v, window)
+        want_out, want_w = want()
+        check_close_fast(weights, want_w, f"weights of {label}")
+        check_close_fast(out, want_out, f"out of {label}")
+
+    up_to_long(long, watch)
 
 
 @invariant("input-unchanged", "q, k and v are not modified")
 def input_unchanged(cand, ref, rng):
-    q, k, v = _qkv(rng, 6, 4, 3)
-    for _ in range(2):  # a second call would see the damage of the first
-        _, after, _ = cand.call_tracking_args("window_attention", q, k, v, 3)
-        for name, before, got in zip(("q", "k", "v"), (q, k, v), after[:3], strict=True):
-            check_unchanged(before, got, f"{name} of shape {shape_of(before)}")
+    # Every call of every check is also judged for changes in place (the long rung of matches-reference among
+    # them); here the windows that take other code paths: a window inside T, window = 1, window >= T, T = 1.
+    for T, d_k, d_v, window in ((6, 4, 3, 3), (5, 2, 4, 1), (4, 3, 3, 9), (1, 3, 2, 2)):
+        q, k, v = _qkv(rng, T, d_k, d_v)
+        for _ in range(2):  # a second call would see the damage of the first
+            label = f"window_attention(q {shape_of(q)}, k {shape_of(k)}, v {shape_of(v)}, window={window})"
+            try:
+                _, after, _ = cand.call_tracking_args("window_attention", q, k, v, window)
+            except CandidateError as err:
+                if err.not_implemented:
+                    raise
+                raise CandidateError(label, err.type_name, err.mro, err.text, err.line) from None
+            for name, before, got in zip(("q", "k", "v"), (q, k, v), after[:3], strict=True):
+                check_unchanged(before, got, f"{name} of shape {shape_of(before)} (passed to {label})")
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------
@@ -555,3 +627,81 @@ def _no_max_subtraction(q, k, v, window):
          "scores: a row far below it underflows to 0/0", fn="window_attention")
 def _global_max(q, k, v, window):
     return _variant(q, k, v, window, subtract="global")
+
+
+_first_probes = probes
+
+
+def probes(rng):  # noqa: F811 -- the first probes, a negative window, and scores in the thousands
+    yield from _first_probes(rng)
+    yield "sliding_window_mask", (5, -2), {}
+    yield "window_attention", (40.0 * rng.normal(size=(6, 4)), 40.0 * rng.normal(size=(6, 4)),
+                               rng.normal(size=(6, 3)), 3), {}
+
+
+def _win(q, k, v, window, *, shift=None, mask_size=None, max_first=False):
+    """window_attention with one known mistake switched on (shift(raw scores, blocked, window) replaces the row
+    maximum)."""
+    q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
+    T, d_k = q.shape
+    blocked = _band(T if mask_size is None else mask_size(q), window)
+    s = q @ k.T / np.sqrt(d_k)
+    if max_first:
+        e = np.exp(s - s.max(axis=-1, keepdims=True)) * ~blocked
+    else:
+        m = np.where(blocked, -np.inf, s)
+        e = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, blocked, window)))
+    w = e / e.sum(axis=-1, keepdims=True)
+    return w @ v, w
+
+
+def _win_with(**switches):
+    def window_attention(q, k, v, window):
+        return _win(q, k, v, window, **switches)
+    return window_attention
+
+
+def _oldest(s, blocked, window):
+    T = s.shape[0]
+    return s[np.arange(T), np.maximum(np.arange(T) - window + 1, 0)][:, None]
+
+
+def _window_mean(s, blocked, window):
+    return np.where(blocked, 0.0, s).sum(axis=-1, keepdims=True) / (~blocked).sum(axis=-1, keepdims=True)
+
+
+_mistake_win_diag = mistake(
+    "shift-by-diagonal", "subtract each row's maximum before np.exp, not its diagonal score: a larger score in the "
+    "window still overflows", fn="window_attention")(_win_with(shift=lambda s, b, w: np.diag(s)[:, None]))
+_mistake_win_oldest = mistake(
+    "shift-by-oldest-key", "subtract each row's maximum before np.exp, not the oldest key's score in the window: a "
+    "larger score still overflows", fn="window_attention")(_win_with(shift=_oldest))
+_mistake_win_mean = mistake(
+    "shift-by-mean", "subtract each row's maximum before np.exp, not the mean of the scores in its window: a score "
+    "far above the mean still overflows", fn="window_attention")(_win_with(shift=_window_mean))
+_mistake_win_max_first = mistake(
+    "max-before-mask", "block the keys with -inf first, then subtract the maximum of the open keys: a maximum over "
+    "the blocked keys too underflows the open ones to 0/0", fn="window_attention")(_win_with(max_first=True))
+_mistake_win_mask_d_k = mistake(
+    "mask-from-d-k", "build the mask from the sequence length T = q.shape[0], not from d_k = q.shape[1]",
+    fn="window_attention")(_win_with(mask_size=lambda q: q.shape[1]))
+_mistake_win_sign = mistake(
+    "window-sign-flipped", "block the keys window or more steps back, i - j >= window, not j - i >= window, which "
+    "only blocks the future again", fn="sliding_window_mask")(
+    lambda T, window: _band(T, window, past=lambda d, w: -d >= w))
+
+
+@mistake("validates-zero-only", "reject every window below 1 (if window < 1), not only 0: a negative window "
+         "silently blocks everything", fn="sliding_window_mask")
+def _win_validate_zero(T, window):
+    if window == 0:
+        raise ValueError("window must be >= 1")
+    return _band(T, window, validate=False)
+
+
+@mistake("scale-folded-in-place", "scale a copy (q / sqrt(d_k)) or the scores, not q with /=, which changes the "
+         "caller's queries", fn="window_attention")
+def _win_scale_in_place(q, k, v, window):
+    out = _win(q, k, v, window)
+    q /= np.sqrt(q.shape[1])
+    return out

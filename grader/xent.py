@@ -507,3 +507,33 @@ def _epsilon_guard(eps):
 # -log(max(p, eps)) agree to its tolerance.
 _eps6, _eps7, _eps8, _eps9, _eps10, _eps12, _eps15, _eps20 = (
     _epsilon_guard(eps) for eps in (1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-12, 1e-15, 1e-20))
+
+
+@mistake("missing-minus", "the loss is MINUS the mean log-probability of the targets: -log p is positive")
+def _missing_minus(logits, targets):
+    _check(logits, targets)
+    return float(np.mean(_picked(_log_softmax(logits), targets)))
+
+
+@mistake("per-row-losses", "return one number, the mean of the N per-row losses, not the vector of them")
+def _per_row(logits, targets):
+    _check(logits, targets)
+    return -_picked(_log_softmax(logits), targets)
+
+
+@mistake("target-range-off-by-one", "reject targets >= V (and < 0) with ValueError: a target equal to V is out "
+         "of range too")
+def _range_off_by_one(logits, targets):
+    if np.any(targets == logits.shape[1]):
+        raise IndexError("index out of bounds")
+    _check(logits, targets)
+    return float(-np.mean(_picked(_log_softmax(logits), targets)))
+
+
+@mistake("in-place-shift", "subtract the row maximum into a new array (z = logits - m): logits -= m rewrites "
+         "the caller's logits")
+def _in_place_shift(logits, targets):
+    _check(logits, targets)
+    out = float(-np.mean(_picked(_log_softmax(logits), targets)))
+    logits -= logits.max(axis=1, keepdims=True)
+    return out

@@ -1,9 +1,11 @@
-"""Hostile and faulty candidates, each graded through the real CLI in a subprocess.
+"""Hostile and faulty candidates, each graded through the real CLI in a subprocess, with and without the sandbox.
 
-Every file in tests/hostile/ says in its header what `attnprep check --json`
-must report: `# expect-status:`, and optionally `# expect-message:` (in the
-report's message), `# expect-message-any:` (in any message) and
-`# expect-invariant: id=status ...`.
+Every file in tests/hostile/ says in its header what `attnprep check --json` must report: `# expect-status:`,
+and optionally `# expect-message:` (in the report's message), `# expect-message-any:` (in any message) and
+`# expect-invariant: id=status ...`. A file whose outcome differs without the sandbox (a documented limit of
+the fallback) says so with `# expect-status-fallback:`. Each runs twice: inside bubblewrap (`--sandbox
+required`, skipped where bwrap cannot start) and in the fallback (`--sandbox off`). The cases that need a
+set-up of their own (a throwaway installation, a pid namespace, a terminal) are in tests/test_sandbox.py.
 """
 
 import json
@@ -11,10 +13,10 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from hostile_tools import MODES, need, only_json, run_cli
 
 HOSTILE = Path(__file__).parent / "hostile"
 # Cases that must time out get a short limit; the rest the default, since a
@@ -23,39 +25,44 @@ SHORT, DEFAULT = 3.0, 10.0
 FILES = sorted(HOSTILE.glob("*.py"))
 
 
-def attnprep(*args, home, timeout=60, cwd=None):
-    env = {**os.environ, "ATTNPREP_HOME": str(home)}
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "attnprep", *args], capture_output=True, env=env,
-                          timeout=timeout, cwd=cwd)
-    return proc, time.monotonic() - started
+def attnprep(*args, home, timeout=60, cwd=None, mode=None):
+    return run_cli(*args, home=home, mode=mode, timeout=timeout, cwd=cwd)
 
 
 def headers(path):
     text = path.read_bytes().decode("utf-8", "replace")
-    return {k: v.strip() for k, v in re.findall(r"^# (expect-[\w-]+): (.*)$", text, re.M)}
+    found = {k: v.strip() for k, v in re.findall(r"^# (expect-[\w-]+): (.*)$", text, re.M)}
+    found["slug"] = (re.findall(r"^# attnprep: ([\w-]+)", text, re.M) or ["softmax"])[0]
+    return found
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_hostile_candidate(path, tmp_path):
+def test_hostile_candidate(path, mode, tmp_path):
+    need(mode)
     want = headers(path)
-    limit = SHORT if want["expect-status"] == "timeout" else DEFAULT
-    proc, elapsed = attnprep("check", str(path), "--json", "--timeout", str(limit), home=tmp_path)
+    status = want.get("expect-status-fallback", want["expect-status"]) if mode == "off" else want["expect-status"]
+    allowed = status.split("|")  # `fail|timeout`: either ends the check, and which comes first is the machine's speed
+    status = allowed[0]
+    limit = SHORT if status == "timeout" else DEFAULT
+    proc, elapsed = attnprep("check", str(path), "--json", "--timeout", str(limit), home=tmp_path, mode=mode)
     assert elapsed <= limit + 2, f"check took {elapsed:.1f}s"
-    report = json.loads(proc.stdout)  # stdout carries exactly one JSON object: ours
-    assert report["version"] == 1 and report["exercise"] == "softmax"
-    assert report["status"] == want["expect-status"], report
-    assert proc.returncode == (0 if want["expect-status"] == "pass" else 1)
+    report = only_json(proc.stdout)  # stdout carries exactly one JSON object: ours
+    assert report["version"] == 1 and report["exercise"] == want["slug"]
+    assert report["status"] in allowed, report
+    assert proc.returncode == (0 if report["status"] == "pass" else 1), proc.stderr
     assert b"Traceback" not in proc.stderr
+    if status != want["expect-status"].split("|")[0]:
+        return  # a documented limit of the fallback: the messages belong to the sandboxed outcome
     if "expect-message" in want:
         assert want["expect-message"] in (report["message"] or ""), report["message"]
     if "expect-message-any" in want:
         messages = [report["message"] or ""] + [i["message"] or "" for i in report["invariants"]]
         assert any(want["expect-message-any"] in m for m in messages), messages
     for pair in want.get("expect-invariant", "").split():
-        inv_id, status = pair.split("=")
+        inv_id, inv_status = pair.split("=")
         got = {i["id"]: i["status"] for i in report["invariants"]}
-        assert got[inv_id] == status, got
+        assert got[inv_id] == inv_status, got
 
 
 def test_truly_empty_file(tmp_path):
@@ -66,56 +73,9 @@ def test_truly_empty_file(tmp_path):
     assert proc.returncode == 1 and report["status"] == "error" and "`softmax`" in report["message"]
 
 
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is dead for our purpose
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the orphan sweep is Linux-only")
-def test_no_process_left_behind(tmp_path):
-    pids = tmp_path / "pids"
-    solution = tmp_path / "softmax.py"
-    solution.write_text(f'''# attnprep: softmax
-import os, subprocess, threading, time
-import numpy as np
-
-def _forever():
-    while True:
-        time.sleep(1)
-
-threading.Thread(target=_forever).start()            # a non-daemon thread that never ends
-p1 = subprocess.Popen(["sleep", "1000"])              # a plain child
-p2 = subprocess.Popen(["sleep", "1000"], start_new_session=True)  # one that escapes the group
-if os.fork() == 0:                                    # a double-forked daemon
-    os.setsid()
-    if os.fork() == 0:
-        with open({str(pids)!r}, "a") as f:
-            f.write(f"{{os.getpid()}}\\n")
-        time.sleep(1000)
-    os._exit(0)
-with open({str(pids)!r}, "a") as f:
-    f.write(f"{{p1.pid}}\\n{{p2.pid}}\\n")
-
-def softmax(z, axis=-1):
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-''')
-    proc, elapsed = attnprep("check", str(solution), "--json", "--timeout", "5", home=tmp_path)
-    assert json.loads(proc.stdout)["status"] == "pass"
-    assert elapsed <= 7
-    time.sleep(0.2)
-    found = [int(p) for p in pids.read_text().split()]
-    assert len(found) >= 3
-    assert not [p for p in found if _alive(p)], "processes left running"
-
-
-def test_candidate_cannot_damage_progress(tmp_path):
+@pytest.mark.parametrize("mode", MODES)
+def test_candidate_cannot_damage_progress(mode, tmp_path):
+    need(mode)
     home = tmp_path / "home"
     attnprep("start", "softmax", "--dir", str(tmp_path), home=home)
     (tmp_path / "softmax.py").write_text(f'''# attnprep: softmax
@@ -130,7 +90,7 @@ for name in os.listdir(os.path.expanduser("~")):
 def softmax(z, axis=-1):
     return z
 ''')
-    proc, _ = attnprep("check", str(tmp_path / "softmax.py"), "--json", home=home)
+    proc, _ = attnprep("check", str(tmp_path / "softmax.py"), "--json", home=home, mode=mode)
     assert proc.returncode == 1
     status, _ = attnprep("status", "--json", home=home)
     assert status.returncode == 0

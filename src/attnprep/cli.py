@@ -55,6 +55,10 @@ def _count(text: str) -> int:
     return _number(text, int, "a whole number of exercises", 1, None, "2")
 
 
+def _whole_minutes(text: str) -> int:
+    return _number(text, int, "a whole number of minutes", 1, None, "15")
+
+
 def _minutes(text: str) -> float:
     return _number(text, float, "a number of minutes", 0.05, 24 * 60, "30 or 7.5")
 
@@ -91,6 +95,39 @@ def handled(fn):
     return wrapper
 
 
+def _sandbox_mode(text: str) -> str:
+    if text not in ("auto", "required", "off"):
+        raise typer.BadParameter(f"{text!r} is not a sandbox mode; give auto, required or off")
+    return text
+
+
+def _sandbox_option(what: str):
+    return typer.Option("--sandbox", parser=_sandbox_mode, metavar="auto|required|off",
+                        help=f"Run {what} inside bubblewrap: auto (where it can start, else without it, said once "
+                        "on stderr), required (else exit 2) or off.")
+
+
+def _use_sandbox(mode: str, probe: bool = False) -> None:
+    from attnprep import sandbox
+
+    sandbox.set_mode(mode)
+    sandbox.require()  # --sandbox required with no sandbox possible: exit 2 before anything runs
+    if probe:
+        sandbox.probe()  # find out now rather than in the middle of a live view
+
+
+# Exercise packs to load beside the built-in exercises (docs/authoring.md); repeatable.
+PackOption = Annotated[list[Path] | None, typer.Option(
+    "--pack", help="Also load the exercise pack in this folder (repeatable; see also ATTNPREP_PACKS).")]
+
+
+def _use_packs(folders: list[Path] | None) -> None:
+    if folders:
+        from attnprep import catalogue
+
+        catalogue.add_packs(folders)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"attnprep {__version__}")
@@ -101,6 +138,16 @@ def _version(value: bool) -> None:
 def root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                                help="Show the version and exit.")] = False) -> None:
     """Drill the from-scratch attention questions of ML-engineering interviews."""
+
+
+def _say_unsandboxed() -> None:
+    from attnprep import sandbox
+
+    note = sandbox.note_once()
+    if note:
+        from attnprep import render
+
+        render.warning(note)
 
 
 def _progress_rows() -> list[dict]:
@@ -122,19 +169,21 @@ def _progress_rows() -> list[dict]:
 
 @app.command("list")
 @handled
-def list_() -> None:
+def list_(pack: PackOption = None) -> None:
     """Every exercise with its target time, difficulty and your state."""
     from attnprep import plain
 
+    _use_packs(pack)
     plain.exercise_table(_progress_rows())
 
 
 @app.command()
 @handled
-def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")]) -> None:
+def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")], pack: PackOption = None) -> None:
     """The instructions of an exercise."""
     from attnprep import catalogue, render
 
+    _use_packs(pack)
     ex = catalogue.get(slug)
     render.markdown(ex.instructions())
     from attnprep.engine import invariant_list  # the list comes from the checks themselves
@@ -158,10 +207,11 @@ def explain(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")
 def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
           dir: Annotated[Path, typer.Option("--dir", help="Folder to write SLUG.py into.")] = Path("."),
           force: Annotated[bool, typer.Option("--force", help="Replace an existing file (keeps a backup).")] = False,
-          ) -> None:
+          pack: PackOption = None) -> None:
     """Write the exercise's stub and start its interview clock."""
     from attnprep import catalogue, render, workspace
 
+    _use_packs(pack)
     ex = catalogue.get(slug)
     [(path, kept)] = workspace.start_exercises([ex], dir, force)  # all or nothing
     if kept:
@@ -175,17 +225,25 @@ def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
 @handled
 def check(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
-          as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report on stdout.")] = False,
+          as_json: Annotated[bool, typer.Option("--json", help="Print one JSON report on stdout "
+                                                "(short for --format json).")] = False,
+          format: Annotated[str | None, typer.Option(
+              "--format", "-f", metavar="FORMAT", help="text (default), json, exercism (results.json v3), github "
+              "(workflow commands) or classroom (GitHub Classroom autograding result).")] = None,
           timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
                                                  help="Seconds for the whole grading (0.5 to 3600).")] = 10.0,
           seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
-                                            help="Seed of the hidden checks' inputs.")] = 0) -> None:
+                                            help="Seed of the hidden checks' inputs.")] = 0,
+          sandbox: Annotated[str, _sandbox_option("the worker")] = "auto",
+          pack: PackOption = None) -> None:
     """Grade a solution file against the exercise's hidden invariants."""
     import time
 
     from attnprep import workspace
     from attnprep.runner import Worker, cpu_limit
 
+    output = _check_format(format, as_json)
+    _use_packs(pack)
     path = workspace.file_to_check(file)
     shown = str(file) if file else str(path)
     try:
@@ -193,22 +251,33 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     except workspace.SourceDecodeError as exc:  # Python would refuse the file: a load error, graded as one
         source, undecodable = exc.text, exc
     ex = workspace.infer_exercise(path, source, exercise)
+    _use_sandbox(sandbox)
     started = time.monotonic()
-    if undecodable is None:
-        # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
-        worker = Worker(cpu_seconds=cpu_limit(timeout))
-        try:
+    # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
+    worker = Worker(cpu_seconds=cpu_limit(timeout)) if undecodable is None else None
+    try:
+        # Imported before the file is loaded: without the sandbox the file could rewrite an installed module
+        # that attnprep would import only after it ran.
+        from attnprep import interview, mock, render, schedule, state
+
+        if worker is not None:
             from attnprep.engine import grade
 
             report = grade(ex, source, shown, seed=seed, timeout=timeout, worker=worker, started=started)
-        finally:
+        else:
+            from attnprep.report import Report
+
+            report = Report(exercise=ex.slug, file=shown, status="error", message=str(undecodable), seed=seed)
+    except Exception as exc:
+        if ex.pack:  # an exercise pack's grader or reference raised: the pack's bug, not attnprep's
+            from attnprep.catalogue import pack_bug
+
+            raise pack_bug(ex, exc) from exc
+        raise
+    finally:
+        if worker is not None:
             worker.kill()  # already done by grade; this covers a failure before grading began
-    else:
-        from attnprep.report import Report
-
-        report = Report(exercise=ex.slug, file=shown, status="error", message=str(undecodable), seed=seed)
-    from attnprep import interview, mock, render, schedule, state
-
+    _say_unsandboxed()
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
     saved = state.save_check(ex.slug, report, path)
     schedule.note_check(ex.slug, report)
@@ -216,38 +285,69 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     running = mock.active()
     in_mock = running is not None and ex.slug in running["slugs"]
     left = mock.remaining_s(running) if in_mock else None
-    if as_json:
+    if output == "json":
         payload = report.to_dict()
         if in_mock:
             payload["mock"] = {"remaining_s": round(max(left, 0.0), 1), "slugs": running["slugs"]}
         if follow_up:
             payload["interview"] = {k: v for k, v in follow_up.items() if k != "scorecard"}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
-    else:
+    elif output == "text":
         render.report(report, clock_started_now=saved is True)
         render.next_step(report, ex.slug, timeout, shown)
         if in_mock:
             render.mock_left(left)
-    render.interview_note(follow_up, to_stderr=as_json)
+    else:
+        _write_format(output, report, ex)
+    render.interview_note(follow_up, to_stderr=output != "text")
     if in_mock and left <= 0:  # the countdown ran out: the interview is over
         try:
             ended, rows = mock.end()
         except StateUnwritable:
             ended = None  # save_check has already said that progress is not being saved
         if ended is not None:
-            (render.err if as_json else render.out).print("time is up: the mock interview is over", soft_wrap=True)
-            if not as_json:
+            (render.out if output == "text" else render.err).print("time is up: the mock interview is over",
+                                                                    soft_wrap=True)
+            if output == "text":
                 render.scorecard(ended, rows)
     raise typer.Exit(int(report.exit_code))
+
+
+def _check_format(format: str | None, as_json: bool) -> str:
+    """The report format `check` prints: --format, with --json its short form for json."""
+    from attnprep.errors import AttnprepError
+    from attnprep.formats import FORMATS
+
+    if format is not None and format not in FORMATS:
+        raise AttnprepError(f"unknown report format `{format}`", f"choose one of: {', '.join(FORMATS)}")
+    if as_json and format not in (None, "json"):
+        raise AttnprepError(f"--json asks for JSON and --format for {format}", "pass only one of them")
+    return "json" if as_json else (format or "text")
+
+
+def _write_format(shown: str, report, ex) -> None:
+    from attnprep import formats
+
+    if shown == "exercism":
+        sys.stdout.write(formats.dumps(formats.exercism(report)))
+    elif shown == "classroom":
+        from attnprep.engine import invariant_list
+
+        count = len(invariant_list(ex))
+        sys.stdout.write(formats.dumps(formats.classroom(report, invariant_count=count)))
+    else:
+        sys.stdout.write("".join(line + "\n" for line in formats.github(report)))
 
 
 @app.command()
 @handled
 def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
-         all_: Annotated[bool, typer.Option("--all", help="Reveal every hint.")] = False) -> None:
+         all_: Annotated[bool, typer.Option("--all", help="Reveal every hint.")] = False,
+         pack: PackOption = None) -> None:
     """Reveal the next hint of an exercise; hints used are counted."""
     from attnprep import render, schedule, state, workspace
 
+    _use_packs(pack)
     ex = workspace.slug_or_last(slug)
     hints = ex.hints()
     shown, new = state.reveal_hints(ex.slug, hints, all_)
@@ -262,10 +362,12 @@ def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default
 @app.command()
 @handled
 def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
-             yes: Annotated[bool, typer.Option("--yes", "-y", help="Show it without asking.")] = False) -> None:
+             yes: Annotated[bool, typer.Option("--yes", "-y", help="Show it without asking.")] = False,
+             pack: PackOption = None) -> None:
     """Show the reference solution (asks first if you have not solved the exercise)."""
     from attnprep import render, schedule, state, workspace
 
+    _use_packs(pack)
     ex = workspace.slug_or_last(slug)
     solved = (state.load()["exercises"].get(ex.slug) or {}).get("solved", False)
     if not solved and not yes:
@@ -313,35 +415,134 @@ def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
 
 @app.command()
 @handled
-def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions.")],
-          exercise: Annotated[str, typer.Option("--exercise", "-e", help="Exercise slug.")],
+def grade(paths: Annotated[list[Path], typer.Argument(
+              help="The folder of .py submissions; with --merge, the JSON files of the shards.",
+              metavar="FOLDER | SHARD.json...", show_default=False)],
+          exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
           jobs: Annotated[int | None, typer.Option("--jobs", "-j", parser=_jobs, metavar="N",
                                                    help="Files graded at once "
                                                    "(default: the number of cores).")] = None,
           json_file: Annotated[Path | None, typer.Option("--json", help="Write every report to this file.")] = None,
           csv_file: Annotated[Path | None, typer.Option("--csv", help="Write a summary table to this file.")] = None,
+          junit_file: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML to this file: a test "
+                                                          "suite per file, a test case per invariant.")] = None,
           timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
                                                  help="Seconds per file (0.5 to 3600).")] = 10.0,
           seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
-                                            help="Seed of the hidden checks' inputs.")] = 0) -> None:
+                                            help="Seed of the hidden checks' inputs.")] = 0,
+          sandbox: Annotated[str, _sandbox_option("every worker")] = "required",
+          shard: Annotated[str | None, typer.Option("--shard", metavar="K/N", help="Grade only shard K of N: a "
+                                                    "fixed 1/N of the files, by a hash of each file's name.")] = None,
+          merge: Annotated[bool, typer.Option("--merge", help="Combine the JSON that `grade --shard K/N --json` "
+                                              "wrote on each machine into one report.")] = False,
+          pack: PackOption = None) -> None:
     """Grade every .py file of a folder (a class's submissions), each in its own isolated worker."""
+    from attnprep import batch
+
+    _use_packs(pack)
+    if merge:
+        result = _merge_shards(paths, exercise, shard)
+    else:
+        result = _grade_folder(paths, exercise, jobs, timeout, seed, shard, sandbox)
+    batch.print_table(result)
+    if json_file:
+        batch.write_json(json_file, result)
+    if csv_file:
+        batch.write_csv(csv_file, result.reports)
+    if junit_file:
+        batch.write_junit(junit_file, result)
+    raise typer.Exit(int(ExitCode.OK if result.passed else ExitCode.NOT_PASSED))
+
+
+def _merge_shards(paths: list[Path], exercise: str | None, shard: str | None):
+    from attnprep import batch
+    from attnprep.errors import AttnprepError
+
+    if shard:
+        raise AttnprepError("--merge combines shards; it grades nothing, so --shard does not apply",
+                            "attnprep grade --merge shard-1.json shard-2.json ...")
+    merged = batch.merge([(p, batch.load(p)) for p in paths])
+    if exercise and exercise != merged.exercise:
+        raise AttnprepError(f"these results are for `{merged.exercise}`, not `{exercise}`",
+                            "leave out --exercise with --merge, or pass the right one")
+    return merged
+
+
+def _grade_folder(paths: list[Path], exercise: str | None, jobs: int | None, timeout: float, seed: int,
+                  shard: str | None, sandbox: str):
+    from attnprep import batch, catalogue, render
+    from attnprep.errors import AttnprepError
+
+    if len(paths) != 1:
+        raise AttnprepError(f"grade takes one folder, got {len(paths)} paths",
+                            "attnprep grade FOLDER -e SLUG; to combine shards, attnprep grade --merge A.json B.json")
+    if exercise is None:
+        raise AttnprepError("grade needs the exercise the submissions are for",
+                            f"attnprep grade {paths[0]} --exercise SLUG (`attnprep list` shows the slugs)")
+    ex = catalogue.get(exercise)
+    files = batch.submissions(paths[0], ex.slug)
+    where = None
+    if shard:
+        k, n = batch.parse_shard(shard)
+        where = {"index": k, "count": n, "files_in_folder": len(files)}
+        files = [f for f in files if batch.shard_of(f.name, n) == k]
+        render.err.print(f"shard {k}/{n}: {len(files)} of the {where['files_in_folder']} files")
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from attnprep import batch, catalogue, render
-
-    ex = catalogue.get(exercise)
-    files = batch.submissions(folder)
+    _use_sandbox(sandbox)
     columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=render.err, transient=True) as progress:
         task = progress.add_task("grade", total=len(files))
         reports = batch.grade_all(ex, files, jobs=jobs or batch.default_jobs(), timeout=timeout, seed=seed,
                                   on_done=lambda r: progress.advance(task))
-    render.batch_table(reports)
-    if json_file:
-        batch.write_json(json_file, ex, reports)
-    if csv_file:
-        batch.write_csv(csv_file, reports)
-    raise typer.Exit(int(ExitCode.OK if all(r.passed for r in reports) else ExitCode.NOT_PASSED))
+    _say_unsandboxed()
+    return batch.Batch(ex.slug, seed, timeout, reports, where)
+
+
+@app.command()
+@handled
+def new(slug: Annotated[str, typer.Argument(help="Slug of the new exercise, e.g. l2norm.")],
+        pack: Annotated[Path, typer.Option("--pack", help="The pack folder to add it to (created if need be).")],
+        title: Annotated[str | None, typer.Option(help="Its title (default: from the slug).")] = None,
+        minutes: Annotated[int, typer.Option(parser=_whole_minutes, metavar="M",
+                                             help="Its target time in minutes.")] = 15,
+        difficulty: Annotated[str, typer.Option(help="easy, medium or hard.")] = "medium") -> None:
+    """Scaffold a new exercise in an exercise pack: stub, instructions, hints, reference and grader."""
+    from attnprep import render, scaffold
+
+    _use_packs([pack] if (pack / "catalogue.json").is_file() else None)
+    written = scaffold.create(slug, pack, title=title, minutes=minutes, difficulty=difficulty)
+    for path in written:
+        render.out.print(f"wrote {path}")
+    render.out.print(f"next: fill in every {scaffold.MARKER} (docs/authoring.md walks through it), then "
+                     f"`attnprep dev check --pack {pack}`")
+
+
+dev_app = typer.Typer(no_args_is_help=True, help="Tools for exercise authors.")
+app.add_typer(dev_app, name="dev")
+
+
+@dev_app.command("check")
+@handled
+def dev_check(pack: PackOption = None,
+              exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Check only this one.")] = None,
+              corpus: Annotated[bool, typer.Option(help="Grade the corpus files (tests/corpus/SLUG/) too.")] = True,
+              jobs: Annotated[int | None, typer.Option("--jobs", "-j", parser=_jobs, metavar="N",
+                                                       help="Gradings at once (default: the number of cores).")] = None,
+              timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
+                                                     help="Seconds per grading (0.5 to 3600).")] = 30.0,
+              ) -> None:
+    """Verify exercises as the project verifies its own: a pack's with --pack, else the built-in ones."""
+    from attnprep import batch, catalogue, devcheck
+
+    _use_packs(pack)
+    folders = [p.expanduser().resolve() for p in pack or ()]
+    chosen = [e for f in folders for e in catalogue.of_pack(f)] if folders else \
+        [e for e in catalogue.exercises() if not e.pack]
+    if exercise:
+        chosen = [e for e in chosen if e.slug == exercise] or [catalogue.get(exercise)]
+    problems = devcheck.run(chosen, folders, corpus=corpus, timeout=timeout, jobs=jobs or batch.default_jobs())
+    raise typer.Exit(int(ExitCode.NOT_PASSED if problems else ExitCode.OK))
 
 
 @app.command()
@@ -349,7 +550,8 @@ def grade(folder: Annotated[Path, typer.Argument(help="Folder of .py submissions
 def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (default: the last started).")] = None,
           exercise: Annotated[str | None, typer.Option("--exercise", "-e", help="Exercise slug.")] = None,
           timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
-                                                 help="Seconds per grading (0.5 to 3600).")] = 10.0) -> None:
+                                                 help="Seconds per grading (0.5 to 3600).")] = 10.0,
+          sandbox: Annotated[str, _sandbox_option("the worker")] = "auto") -> None:
     """Re-grade on every save, with a live clock; press h for the next hint, q to quit."""
     from attnprep import watch as watcher
     from attnprep import workspace
@@ -359,7 +561,10 @@ def watch(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
         source = workspace.read_source(path)
     except workspace.SourceDecodeError as exc:  # the watch shows it as a load error
         source = exc.text
-    watcher.run(path, workspace.infer_exercise(path, source, exercise), timeout)
+    ex = workspace.infer_exercise(path, source, exercise)
+    _use_sandbox(sandbox, probe=True)
+    _say_unsandboxed()
+    watcher.run(path, ex, timeout)
 
 
 @app.command()

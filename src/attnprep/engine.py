@@ -46,6 +46,35 @@ def invariants_of(module: ModuleType) -> list[Callable]:
     return [f for f in vars(module).values() if callable(f) and hasattr(f, "invariant_id")]
 
 
+# Imported before the candidate loads. Without the sandbox the candidate runs as the user and can rewrite
+# installed files (say, prepend a payload to numpy/random/__init__.py): a module the judge imported before
+# that is beyond its reach for this check. tests/test_sandbox.py finds any module imported after the load.
+# fsrs is not the judge's: `check` records a review with it once the grading is done.
+JUDGE_MODULES = ("numpy.random", "numpy.ma", "numpy.linalg", "attnprep.diagnosis", "attnprep.report",
+                 "attnprep.fromscratch", "tempfile", "fcntl", "json.encoder", "json.decoder", "fsrs")
+
+
+def prepare_judge(exercise: Exercise) -> tuple[ModuleType, ModuleType]:
+    """The grader and the reference, with everything the judge will import, loaded before the candidate."""
+    import importlib
+    import sys
+
+    for name in JUDGE_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # fcntl on Windows
+            pass
+    if "rich" in sys.modules:  # the report is drawn with rich, which loads its width and emoji tables on first use
+        try:
+            from rich.cells import cell_len
+
+            cell_len("✓✗⏱·…")
+            importlib.import_module("rich._emoji_codes")
+        except Exception:  # noqa: BLE001 - another rich version: the test of late imports says what to add
+            pass
+    return grader_module(exercise), reference_module(exercise)
+
+
 def signatures_of(ref: ModuleType, functions: list[str]) -> dict[str, list[str]]:
     """Parameter names of the reference's functions, to name an argument in evidence ("q was modified ...")."""
     names = {}
@@ -117,7 +146,27 @@ class Session:
         self.loaded = True
 
     def send(self, header: dict, blobs: list[bytes]):
+        if header.get("trace_memory"):
+            return self._send_measured(header, blobs)
         self.ensure_loaded()
+        return self._request(header, blobs)
+
+    def _send_measured(self, header: dict, blobs: list[bytes]):
+        """One call in a fresh worker whose memory the kernel accounts for, read by us once it has ended."""
+        if self.worker is not None:
+            self.collect_output()
+            self.worker.kill()
+        self.worker, self.loaded = Worker(cpu_seconds=self.cpu_seconds, measure_memory=True), False
+        try:
+            self.ensure_loaded()
+            reply = self._request(header, blobs)
+        finally:
+            self.collect_output()
+            peak, problem = self.worker.finish_measured()
+        reply.memory_peak, reply.memory_problem = peak, problem
+        return reply
+
+    def _request(self, header: dict, blobs: list[bytes]):
         try:
             return self.worker.request(header, blobs, self.deadline)
         except WorkerTimeout:
@@ -229,8 +278,7 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
     """
     started = time.monotonic() if started is None else started
     end = started + timeout
-    module = grader_module(exercise)
-    ref = reference_module(exercise)
+    module, ref = prepare_judge(exercise)
     checks = invariants_of(module)
     signatures = signatures_of(ref, list(module.FUNCTIONS))
     changes: list[tuple[str, str]] = []

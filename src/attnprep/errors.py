@@ -18,11 +18,15 @@ class AttnprepError(Exception):
 
 
 class UnknownExercise(AttnprepError):
-    def __init__(self, slug: str, known: list[str]) -> None:
+    def __init__(self, slug: str, known: list[str], pack_note: bool = False) -> None:
         import difflib
 
         close = difflib.get_close_matches(slug, known, n=1, cutoff=0.4)
-        hint = f"did you mean `{close[0]}`?" if close else "run `attnprep list` to see the exercises"
+        pack = "an exercise from an exercise pack needs `--pack DIR` or the pack's folder in ATTNPREP_PACKS"
+        if pack_note:  # the slug comes from a stub's first line: it names a real exercise, most likely a pack's
+            hint = pack + (f" (or did you mean `{close[0]}`?)" if close else "")
+        else:
+            hint = f"did you mean `{close[0]}`?" if close else f"run `attnprep list` to see the exercises; {pack}"
         super().__init__(f"unknown exercise `{slug}`", hint)
 
 

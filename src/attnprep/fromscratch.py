@@ -99,8 +99,11 @@ def shortcuts(slug: str, source: str) -> list[Shortcut]:
     """Every reference in `source` to the library's implementation of exercise `slug`, by line."""
     forbidden = FORBIDDEN.get(slug, ())
     methods = METHODS.get(slug, ())
+    from attnprep.wire import PARSE_LOCK  # the judge's NumPy is loaded by now
+
     try:
-        tree = ast.parse(source)
+        with PARSE_LOCK:  # grading runs in threads (grade --jobs): one AST parse at a time, np.load's too
+            tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
     aliases = _aliases(tree)

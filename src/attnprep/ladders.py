@@ -13,13 +13,15 @@ float32 starts from exactly the inputs the reference sees.
 from __future__ import annotations
 
 import inspect
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from attnprep.grading import Fail
+from attnprep.grading import ATOL, CURRENT_TALLY, RTOL, CandidateError, Fail, as_float, check_close, worst_entry
 
 # -- rungs and how evidence names them ------------------------------------------------------------------
 
@@ -306,3 +308,245 @@ def to_edge(x: Any, edge: float) -> float:
     arr = np.asarray(x, dtype=np.float64)
     finite = arr[np.isfinite(arr)]
     return float(edge - finite.max()) if edge >= 0 else float(edge - finite.min())
+# -- ladders-b: attention-like problems ----------------------------------------------------------------------
+
+# The largest score the attention exercises promise to handle ("scores near 1e4").
+SCORE_MAGNITUDE = 1e4
+
+
+def peaked_qk(rng: np.random.Generator, lead: Sequence[int], t_q: int, t_k: int, d_k: int, *,
+              allowed: np.ndarray | None = None, magnitude: float = SCORE_MAGNITUDE,
+              divisor: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q (*lead, t_q, d_k) and k (*lead, t_k, d_k) whose scores q k^T / divisor (sqrt(d_k) by default) put each
+    row's maximum at a random allowed key, far above the rest of the row, with rows at very different offsets.
+
+    Every key j gets a random unit direction u_j (feature 0 left out) and feature 0 = 1; query i points along the
+    direction of its chosen key p(i) and carries an offset c_i in feature 0, so that score[i, j] =
+    a * cos(u_p(i), u_j) + c_i: the peak a + c_i, the other keys up to 2a below it, and |score| <= magnitude.
+    A softmax shifted by anything but each row's own maximum (the diagonal, the first or last key, the mean, one
+    global maximum) overflows here, wherever the code assumes the maximum sits. `allowed` (broadcastable to
+    (*lead, t_q, t_k), True = may hold the peak, at least one per row) keeps the peaks on keys a row may see; the
+    keys it may not see score below the peak. Returns q, k and p, the peak's key in each row (*lead, t_q).
+    d_k >= 3.
+    """
+    lead = tuple(lead)
+    a = magnitude / 2.5
+    divisor = float(np.sqrt(d_k)) if divisor is None else float(divisor)
+    u = rng.normal(size=(*lead, t_k, d_k - 1))
+    u /= np.linalg.norm(u, axis=-1, keepdims=True)
+    ok = np.ones((t_q, t_k), dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
+    ok = np.broadcast_to(ok, (*lead, t_q, t_k))
+    peak = np.argmax(np.where(ok, rng.random(ok.shape), -1.0), axis=-1)  # a random allowed key per row
+    direction = np.take_along_axis(u, peak[..., None].repeat(d_k - 1, axis=-1), axis=-2)
+    offset = rng.uniform(-1.5 * a, 0.5 * a, size=(*lead, t_q, 1))
+    q = np.concatenate([offset, a * direction], axis=-1) * divisor
+    k = np.concatenate([np.ones((*lead, t_k, 1)), u], axis=-1)
+    return f32_exact(q), f32_exact(k), peak
+
+
+def peaked_self_attention(rng: np.random.Generator, batch: int, t: int, d_model: int, n_heads: int, hd: int,
+                          n_kv_heads: int | None = None, *, magnitude: float = SCORE_MAGNITUDE
+                          ) -> tuple[np.ndarray, tuple[np.ndarray, ...], np.ndarray]:
+    """x (batch, t, d_model) and (W_q, W_k, W_v, W_o) of causal self-attention whose scores, in every head, are
+    the peaked rows of `peaked_qk` (each row's maximum at a random key j <= i, up to about `magnitude`).
+
+    x holds the queries' vectors in features 0..m-1 and the keys' in m..2m-1 (m = min(hd, (d_model - 1) // 2),
+    at least 3); W_q and W_k copy them into the first m features of every head, so each head's q k^T / sqrt(hd) is
+    the same peaked matrix, however the heads are split or shared. The values come from the other features only,
+    at ordinary size. W_q is (d_model, n_heads * hd), W_k and W_v (d_model, n_kv_heads * hd), W_o
+    (n_heads * hd, d_model). Returns x, the four W and the scores (batch, t, t), the future at -inf.
+    """
+    n_kv = n_heads if n_kv_heads is None else n_kv_heads
+    m = min(hd, (d_model - 1) // 2)
+    if m < 3:
+        raise ValueError(f"d_model = {d_model} and hd = {hd} leave fewer than 3 features per query and key")
+    future = np.triu(np.ones((t, t), dtype=bool), k=1)
+    alpha, beta, _ = peaked_qk(rng, (batch,), t, t, m, allowed=~future, magnitude=magnitude, divisor=np.sqrt(hd))
+    x = np.concatenate([alpha, beta, normal(rng, (batch, t, d_model - 2 * m))], axis=-1)
+    W_q, W_k = np.zeros((d_model, n_heads * hd)), np.zeros((d_model, n_kv * hd))
+    for h in range(n_heads):
+        W_q[np.arange(m), h * hd + np.arange(m)] = 1.0
+    for g in range(n_kv):
+        W_k[m + np.arange(m), g * hd + np.arange(m)] = 1.0
+    W_v = np.zeros((d_model, n_kv * hd))
+    W_v[2 * m:] = normal(rng, (d_model - 2 * m, n_kv * hd), scale=1.0 / np.sqrt(d_model - 2 * m))
+    W_o = normal(rng, (n_heads * hd, d_model), scale=1.0 / np.sqrt(n_heads * hd))
+    scores = np.where(future, -np.inf, alpha @ np.swapaxes(beta, -1, -2) / np.sqrt(hd))
+    return x, (W_q, W_k, W_v, W_o), scores
+
+
+def peak_text(scores: np.ndarray, row: tuple[int, ...]) -> str:
+    """Evidence for one row of peaked scores: 'row 5 peaks at key 2 (score 3,871.2; the row spans 7,602.9)', or
+    'row [1, 5] ...' for a row of a batch."""
+    s = np.asarray(scores)[row]
+    finite = s[np.isfinite(s)]
+    j = int(np.argmax(np.where(np.isfinite(s), s, -np.inf)))
+    where = str(row[0]) if len(row) == 1 else "[" + ", ".join(map(str, row)) + "]"
+    return (f"row {where} peaks at key {j} (score {s[j]:,.1f}; "
+            f"the row spans {float(np.ptp(finite)):,.1f})")
+
+
+def long_length(t: int = LONG_T) -> Rung:
+    """The one long rung of an attention-like exercise: 'T = 1,024'."""
+    return Rung(f"T = {count(t)}", int(t))
+
+
+# The medium rung that sizes the long one, and the seconds the candidate's call on the long rung may take.
+MEDIUM_T = 128
+# Projected seconds of one long call: vectorised code stays far below it even on a loaded machine.
+LONG_RUNG_BUDGET_S = 2.5
+
+
+class Stopwatch:
+    """Seconds spent inside `with watch:` blocks: around the candidate's calls, the round trip included (a result
+    returned as lists of Python floats costs more to send back than to compute)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._started = 0.0
+
+    def __enter__(self) -> Stopwatch:
+        self._started = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds += time.perf_counter() - self._started
+
+
+def up_to_long(judge: Callable[[Rung], None], watch: Stopwatch, *, medium: int = MEDIUM_T, long: int = LONG_T,
+               budget_s: float = LONG_RUNG_BUDGET_S) -> None:
+    """Judge a medium rung (T = 128), then the long one: T = 1,024 when the candidate's calls on the medium rung
+    (timed by `watch`, which the judge wraps around them) say its call fits in budget_s seconds there (attention's
+    work grows as T^2), else the longest T that does.
+
+    Vectorised code is judged at T = 1,024 in a few tens of milliseconds; explicit Python loops over the (T, T)
+    scores would take seconds there, so they are judged at the longest T the time allows (still far above the small
+    rungs: a switch of precision or method above some size shows). Each Fail names its rung."""
+    before = watch.seconds
+    first_failing([long_length(medium)], judge)
+    took = max(watch.seconds - before, 1e-6)
+    t = long if took * (long / medium) ** 2 <= budget_s else int(medium * np.sqrt(budget_s / took))
+    if t > medium:
+        first_failing([long_length(min(t, long))], judge)
+
+
+def check_close_fast(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float = ATOL,
+                     context: str = "") -> np.ndarray:
+    """grading.check_close for the long rungs: a quick pass over (T, T)-sized arrays when every entry is finite
+    and close; else the evidence of check_close, with as many digits as it takes to tell the two numbers apart
+    and the relative error against the tolerance (a float32 slip differs in the seventh digit)."""
+    arr = as_float(got, what)
+    ref = np.asarray(want, dtype=np.float64)
+    if arr.shape == ref.shape:
+        with np.errstate(all="ignore"):
+            if bool((np.abs(arr - ref) <= atol + rtol * np.abs(ref)).all()):
+                return arr
+    try:
+        return check_close(arr, ref, what, rtol=rtol, atol=atol, context=context)
+    except Fail as exc:
+        idx = worst_entry(arr, ref, rtol, atol) if arr.shape == ref.shape else None
+        if idx is None or not (np.isfinite(arr[idx]) and np.isfinite(ref[idx])):
+            raise
+        a, b = float(arr[idx]), float(ref[idx])
+        digits = next((n for n in range(6, 18) if f"{a:.{n}g}" != f"{b:.{n}g}"), 17)
+        text = str(exc)
+        shown = f"is {a:.6g}, expected {b:.6g}"
+        if digits > 6 and shown in text:
+            rel = abs(a - b) / abs(b) if b else float("inf")
+            text = text.replace(shown, f"is {a:.{digits}g}, expected {b:.{digits}g} (relative error {rel:.1e}, "
+                                       f"tolerance rtol {rtol:g} + atol {atol:g})")
+        raise Fail(text) from None
+
+
+def expect_refused(cand: Any, names: Sequence[str], fn: str, *args: Any, what: str = "", **kwargs: Any) -> None:
+    """grading.expect_raises for edge sizes where more than one exception is a fair refusal (zero heads: the
+    ValueError the contract asks for, or the ZeroDivisionError of `n % 0` on the way to it). Fail when the call
+    returns normally or raises something else."""
+    label = what or f"{fn} with bad input"
+    try:
+        cand.call(fn, *args, **kwargs)
+    except CandidateError as err:
+        if err.not_implemented:
+            raise
+        if any(err.is_a(name) for name in names):
+            tally = CURRENT_TALLY.get()
+            if tally is not None:
+                tally.expected_raises += 1
+            return
+        raise Fail(f"{label} raised {err.type_name}, expected {' or '.join(names)}") from None
+    raise Fail(f"{label} returned normally, expected it to raise {' or '.join(names)}")
+
+
+def meanwhile(fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    """Start fn(*args) in a thread; the function returned waits for its result (and re-raises what it raised).
+
+    For the long rungs: the reference runs here while the worker runs the candidate on the same inputs, so the two
+    (T, T) computations overlap on two cores instead of adding up. fn must only read its arguments."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="attnprep-reference", daemon=True)
+    thread.start()
+
+    def result() -> Any:
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    return result
+# -- ladders-c: scores chosen outright, long caches, exact integers past float64 ------------------------------
+
+def scores_as_qk(scores: np.ndarray, extra: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """q (T_q, d) and k (T_k, d) whose scaled scores q @ k.T / sqrt(d) are `scores` (T_q, T_k), up to rounding.
+
+    k = [I | 0] and q = [scores * sqrt(d) | 0] with d = T_k + extra, so a probe can put each row's maximum
+    wherever it likes (see `peaked_rows`) instead of where a construction from random q and k happens to.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    t_q, t_k = s.shape
+    d = t_k + int(extra)
+    k = np.zeros((t_k, d))
+    k[:, :t_k] = np.eye(t_k)
+    q = np.zeros((t_q, d))
+    q[:, :t_k] = s * np.sqrt(d)
+    return q, k
+
+
+def causal_allowed(t_q: int, t_k: int | None = None) -> np.ndarray:
+    """(t_q, t_k) bool, True where query i may attend key j (j <= i + t_k - t_q): where a row's peak may sit."""
+    t_k = t_q if t_k is None else t_k
+    return np.tril(np.ones((t_q, t_k), dtype=bool), k=t_k - t_q)
+
+
+# Cache lengths for decoding: nothing cached, a few positions, and past the sizes a fixed buffer is often given
+# (256, a 2,048-position window).
+CACHE_LENGTHS = (0, 1, 5, 257, 2_050)
+
+
+def cache_lengths(values: Sequence[int] = CACHE_LENGTHS) -> list[Rung]:
+    return [Rung("an empty cache (cache=None)" if t == 0 else f"a cache of {count(t)} positions", int(t))
+            for t in values]
+
+
+# Exact integer arithmetic: counts around the sizes where a fixed-width or floating type stops being exact.
+# Kept below 2**62 so that np.int64 (allowed by the exercises) never overflows, while float64 (exact to 2**53)
+# and int32 (to 2**31) do.
+EXACT_LIMITS = ((2**31, "2**31, where int32 wraps"), (2**53, "2**53, where float64 stops holding every integer"),
+                (2**60, "2**60"))
+
+
+def huge_counts(rng: np.random.Generator, *, per_unit: int = 1, limits: Sequence[tuple[int, str]] = EXACT_LIMITS,
+                ) -> list[Rung]:
+    """Odd counts n whose product n * per_unit lies just past each limit (never a power of two, so rounding a
+    float shows), labelled 'a total past 2**53, ...'."""
+    out = []
+    for limit, name in limits:
+        n = (limit // max(int(per_unit), 1) + int(rng.integers(1, 1_000)) * 2) | 1
+        out.append(Rung(f"a total past {name} (n = {count(n)})", int(n)))
+    return out

@@ -1,10 +1,12 @@
 """Leave no process behind: adopt a worker's orphans and kill them after a check.
 
-A worker runs in its own process group, so killing the group ends every
-child that stayed in it. A child that escaped with setsid() is out of that
-group; on Linux the parent is made a child subreaper, so such orphans are
-re-parented to it and can be found and killed. Elsewhere only the group is
-killed (stated in the README).
+Inside the sandbox the worker is in its own pid namespace: when it ends, the
+kernel kills everything it started. Without the sandbox, the worker runs in
+its own process group, so killing the group ends every child that stayed in
+it; a child that escaped with setsid() is out of that group, so on Linux the
+parent is made a child subreaper: such orphans are re-parented to it, and the
+sweep kills and reaps them, round after round, until none is left. Elsewhere
+only the group is killed (stated in the README).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ _is_subreaper = False
 # so that a sweep in one thread never mistakes another thread's new worker
 # for an orphan.
 spawn_lock = threading.RLock()
+# A sweep gives up only on a tree that keeps growing this long (it never should: each round kills all it sees).
+SWEEP_LIMIT_S = 5.0
 
 
 def become_subreaper() -> bool:
@@ -46,15 +50,32 @@ def unregister(pid: int) -> None:
     _live_workers.discard(pid)
 
 
-def _adopted_orphans() -> list[int]:
-    """Our children that are not live workers: orphans adopted from dead workers."""
-    me, found = os.getpid(), []
+def _children_files(pid: int) -> list[int] | None:
+    """Children of `pid` from /proc/PID/task/*/children (fast), or None where the kernel lacks it."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    seen_file = False
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as handle:
+                found += [int(p) for p in handle.read().split()]
+            seen_file = True
+        except (OSError, ValueError):
+            continue
+    return found if seen_file else None
+
+
+def _children_scan(pid: int) -> list[int]:
+    found = []
     try:
         entries = os.listdir("/proc")
     except OSError:
         return found
     for entry in entries:
-        if not entry.isdigit() or int(entry) in _live_workers:
+        if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as handle:
@@ -63,40 +84,61 @@ def _adopted_orphans() -> list[int]:
             continue
         # The command name may contain spaces or parentheses: parse after the last ')'.
         fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) > 1 and int(fields[1]) == me:
+        if len(fields) > 1 and fields[1] == str(pid):
             found.append(int(entry))
     return found
 
 
-def sweep(rounds: int = 20) -> int:
-    """Kill and reap every adopted orphan, round after round as their children are adopted."""
+def children(pid: int) -> list[int]:
+    listed = _children_files(pid)
+    return listed if listed is not None else _children_scan(pid)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every descendant of `pid`, parents before their children."""
+    found, todo = [], [pid]
+    while todo and len(found) < 10_000:
+        kids = children(todo.pop(0))
+        found += kids
+        todo += kids
+    return found
+
+
+def _adopted_orphans() -> list[int]:
+    """Our children that are not live workers: orphans adopted from dead workers."""
+    return [p for p in children(os.getpid()) if p not in _live_workers]
+
+
+def sweep() -> int:
+    """Kill and reap every adopted orphan, round after round as their own children are adopted, until none is left."""
     if not _is_subreaper:
         return 0
     with spawn_lock:
-        return _sweep(rounds)
+        return _sweep(time.monotonic() + SWEEP_LIMIT_S)
 
 
-def _sweep(rounds: int) -> int:
+def _sweep(give_up: float) -> int:
     killed = 0
-    for _ in range(rounds):
+    while True:
         orphans = _adopted_orphans()
         if not orphans:
-            break
+            return killed
         for pid in orphans:
             for kill in (lambda p: os.killpg(p, signal.SIGKILL), lambda p: os.kill(p, signal.SIGKILL)):
                 try:
                     kill(pid)
-                except (ProcessLookupError, PermissionError, OSError):
+                except OSError:
                     pass
             killed += 1
         deadline = time.monotonic() + 1.0
         for pid in orphans:
-            while time.monotonic() < deadline:
+            while True:
                 try:
                     done, _ = os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:
                     break
-                if done:
+                if done or time.monotonic() > deadline:
                     break
-                time.sleep(0.005)
-    return killed
+                time.sleep(0.001)
+        if time.monotonic() > give_up:
+            return killed

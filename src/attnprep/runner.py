@@ -1,20 +1,25 @@
-"""Parent side of the sandbox: spawn a worker, talk to it under deadlines, kill it.
+"""Parent side of the worker: spawn it (sandboxed where possible), talk to it under deadlines, kill it.
 
-The worker gets its own session, no stdin, a private temporary directory as
-cwd and HOME, a scrubbed environment and resource limits. Its stdout and
-stderr are drained by threads that keep only the first few kilobytes, so an
-output flood can neither block it nor fill the parent's memory.
+The worker starts inside bubblewrap when it can (sandbox.py), else as a plain
+process in its own session; either way with no stdin, a neutral private
+directory as cwd and HOME, a scrubbed environment and hard resource limits.
+Its stdout and stderr are drained by threads that keep only the first few
+kilobytes, so an output flood can neither block it nor fill the parent's memory.
+
+Everything the worker sends is untrusted: each reply is read and decoded under
+the call's deadline and within wire.Budget's caps, its header is type-checked
+field by field, and anything malformed ends the worker and is reported as a
+crash of that call, never as an error of attnprep.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import select
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,13 +28,13 @@ from typing import Any
 
 # This module must not import NumPy at import time: `check` starts a worker
 # first and imports the judge's NumPy while the worker boots.
-from attnprep import reaper
+from attnprep import reaper, sandbox
 
-MEMORY_LIMIT = 2 * 1024**3
+MEMORY_LIMIT = sandbox.MEMORY_LIMIT
 OUTPUT_KEEP = 8 * 1024
-# Variables the worker may inherit: enough to find Python and run NumPy the
-# same way the parent does; nothing that points at the user's files.
-_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+_HERE = Path(__file__).resolve().parent
+_LINUX = sys.platform.startswith("linux")
+_bundle: list[bytes] = []
 
 
 class WorkerTimeout(Exception):
@@ -69,6 +74,9 @@ class Reply:
     value: Any = None
     args: Any = None
     kwargs: Any = field(default_factory=dict)
+    # Measured by the parent from outside the worker (bytes), for calls sent with trace_memory; or why not.
+    memory_peak: int | None = None
+    memory_problem: str | None = None
 
 
 def cpu_limit(timeout: float) -> int:
@@ -76,63 +84,232 @@ def cpu_limit(timeout: float) -> int:
     return int(timeout) + 5
 
 
-def _worker_command(fd_in: int, fd_out: int, cpu_seconds: int) -> list[str]:
-    package_parent = str(Path(__file__).resolve().parent.parent)
-    bootstrap = (f"import sys, runpy; sys.path.append({package_parent!r}); "
-                 "runpy.run_module('attnprep.worker', run_name='__main__')")
-    return [sys.executable, "-I", "-c", bootstrap, str(fd_in), str(fd_out),
-            str(MEMORY_LIMIT), str(cpu_seconds)]
+def _sources() -> list[bytes]:
+    """The worker's code, sent through the pipe: worker.py, then the codec it runs."""
+    if not _bundle:
+        _bundle.extend((_HERE / name).read_bytes() for name in ("worker.py", "wire.py"))
+    return _bundle
+
+
+# -- the replies' headers, field by field -----------------------------------------------
+
+_KINDS = {"ready": {"ready"}, "load": {"syntax", "import", "loaded"},
+          "call": {"result", "exception", "too-large", "unencodable"}}
+
+
+def _text(head: dict, key: str, cap: int = 500) -> str:
+    value = head.get(key, "")
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        raise ValueError(f"field {key!r} is not text")
+    return value[:cap]
+
+
+def _line(head: dict) -> int | None:
+    value = head.get("line")
+    if value is not None and (type(value) is not int or value < 0):
+        raise ValueError("field 'line' is not a line number")
+    return value
+
+
+def checked_header(head: dict, op: str) -> dict:
+    """A copy of a reply header holding only well-typed fields; ValueError for anything else."""
+    kind = head.get("kind")
+    if not isinstance(kind, str) or kind not in _KINDS[op]:
+        raise ValueError(f"unexpected reply {str(kind)[:40]!r} to {op!r}")
+    clean: dict[str, Any] = {"kind": kind}
+    if kind in ("syntax", "import", "exception", "unencodable"):
+        clean["type"] = _text(head, "type", 100) or "Exception"
+        clean["message"] = _text(head, "message")
+    if kind in ("syntax", "import", "exception"):
+        clean["line"] = _line(head)
+    if kind in ("import", "exception"):
+        mro = head.get("mro", [])
+        if not isinstance(mro, list) or len(mro) > 64 or not all(isinstance(m, str) for m in mro):
+            raise ValueError("field 'mro' is not a list of names")
+        clean["mro"] = [m[:100] for m in mro]
+    if kind == "loaded":
+        missing = head.get("missing", [])
+        if not isinstance(missing, list) or len(missing) > 100 or not all(isinstance(m, str) for m in missing):
+            raise ValueError("field 'missing' is not a list of names")
+        clean["missing"] = [m[:100] for m in missing]
+    if kind == "too-large":
+        clean["message"] = _text(head, "message")
+    if kind == "result":
+        elapsed = head.get("elapsed", 0.0)
+        if type(elapsed) not in (int, float) or not math.isfinite(elapsed) or elapsed < 0:
+            raise ValueError("field 'elapsed' is not a duration")
+        peak = head.get("peak_bytes")
+        if peak is not None and type(peak) is not int:
+            raise ValueError("field 'peak_bytes' is not a byte count")
+        clean.update(elapsed=float(elapsed), peak_bytes=peak)
+    return clean
+
+
+# -- the worker ------------------------------------------------------------------------
+
+def _status_kb(pid: int, key: str) -> int | None:
+    """A kB figure of /proc/PID/status (read as bytes: a text codec would be imported after the candidate)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(key.encode() + b":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _image_of(pid: int) -> tuple[str, ...] | None:
+    """start_code, end_code and start_stack of a process: they move (ASLR) when it exec's a new image."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()
+    return tuple(fields[22:25]) if len(fields) > 25 else None
 
 
 class Worker:
-    """One sandboxed worker process and its protocol pipes."""
+    """One worker process (inside bubblewrap where possible) and its protocol pipes.
 
-    def __init__(self, cpu_seconds: int = 60) -> None:
-        self.home = tempfile.mkdtemp(prefix="attnprep-worker-")
+    `measure_memory`: a worker for one memory measurement. It warms NumPy up before it is ready, its
+    high-water mark is read from /proc when it is ready, and `finish_measured()` ends it and gives what
+    it used beyond that, from the kernel's own account (see there).
+    """
+
+    def __init__(self, cpu_seconds: int = 60, *, measure_memory: bool = False) -> None:
+        self._cpu_seconds, self._measure = cpu_seconds, measure_memory
+        self.alive = False
+        self._deadline = 0.0
+        self.cgroup = sandbox.Cgroup.create() if _LINUX else None
+        self._ready_hwm_kb: int | None = None
+        self._worker_pid: int | None = None
+        self._image: tuple[str, ...] | None = None  # where the worker's code and stack are mapped
+        reaper.become_subreaper()
+        self._spawn()
+
+    # -- start-up -------------------------------------------------------------------
+    def _spawn(self) -> None:
         to_worker_r, self._to_worker = os.pipe()
         self._from_worker, from_worker_w = os.pipe()
-        env = {k: os.environ[k] for k in _ENV_KEEP if k in os.environ}
-        env.update(HOME=self.home, TMPDIR=self.home, PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8",
-                   OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-        reaper.become_subreaper()
+        self.launch = sandbox.launch(to_worker_r, from_worker_w, self._cpu_seconds, warm=self._measure)
+        self.sandboxed = self.launch.sandboxed
         with reaper.spawn_lock:
-            self.proc = subprocess.Popen(
-                _worker_command(to_worker_r, from_worker_w, cpu_seconds),
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.home, env=env, pass_fds=(to_worker_r, from_worker_w),
-                start_new_session=True, close_fds=True,
-            )
+            try:
+                self.proc = subprocess.Popen(
+                    self.launch.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    cwd=self.launch.cwd, env=self.launch.env, pass_fds=(to_worker_r, from_worker_w),
+                    start_new_session=True, close_fds=True,
+                )
+            except OSError:
+                for fd in (to_worker_r, from_worker_w, self._to_worker, self._from_worker):
+                    os.close(fd)
+                self.launch.cleanup()
+                if self.sandboxed:  # bwrap itself would not run: never try it again here
+                    sandbox.mark_broken("bwrap could not be executed")
+                raise
             reaper.register(self.proc.pid)
         os.close(to_worker_r)
         os.close(from_worker_w)
         self._stdout, self._stderr = _Drain(self.proc.stdout), _Drain(self.proc.stderr)
-        self._deadline = 0.0
+        try:
+            self._pidfd = os.pidfd_open(self.proc.pid)
+        except (AttributeError, OSError):
+            self._pidfd = None
         self.alive = True
+        try:
+            for chunk in _sources():  # fits the pipe's buffer: no waiting on the worker here
+                os.write(self._to_worker, len(chunk).to_bytes(8, "big") + chunk)
+        except OSError:
+            pass  # the worker is already gone: wait_ready says why
 
-    # -- framing under a deadline -------------------------------------------------
+    def wait_ready(self, deadline: float) -> None:
+        """Wait for the worker's `ready`; a sandbox that cannot start falls back (auto) or raises (required)."""
+        from attnprep import wire
+
+        self._deadline = deadline
+        try:
+            head, _ = wire.read_frame(self._read_exact)
+            checked_header(head, "ready")
+        except WorkerDied as exc:
+            if self.sandboxed and self._sandbox_failed():
+                self._fall_back_or_raise()
+                return self.wait_ready(deadline)
+            raise WorkerDied(str(exc)) from None
+        except WorkerTimeout:
+            raise
+        except Exception as exc:  # noqa: BLE001 - anything else is a worker that did not start
+            self.kill()
+            raise WorkerDied(f"the worker did not start ({exc})") from None
+        self._on_ready()
+
+    def _sandbox_failed(self) -> bool:
+        """Did bwrap (or the interpreter inside it) fail to set up, as opposed to a worker that died later?"""
+        self._stderr.join(timeout=1)
+        text = self._stderr.kept.decode("utf-8", "replace")
+        code = self.proc.returncode
+        reason = sandbox.first_line(self._stderr.kept)
+        if text.startswith("bwrap:") or (code is not None and code in (1, 126, 127) and reason):
+            sandbox.mark_broken(reason or f"bwrap exited with code {code}")
+            return True
+        return False
+
+    def _fall_back_or_raise(self) -> None:
+        """The failed worker is already killed and cleaned up; start the fallback in its place."""
+        if sandbox.mode() == "required":
+            raise sandbox.SandboxUnavailable(
+                f"--sandbox required, but bwrap cannot run the worker here: {sandbox.unavailable_reason()}")
+        self.cgroup = sandbox.Cgroup.create() if _LINUX else None
+        self._spawn()
+
+    def _on_ready(self) -> None:
+        """Before the candidate exists: find the worker's process, cap its tree, note its memory."""
+        if not (self._measure or self.cgroup):
+            return
+        tree = [self.proc.pid, *reaper.descendants(self.proc.pid)]
+        self._worker_pid = tree[-1]  # bwrap, its pid-1 reaper, then the worker; or the worker alone
+        if self.cgroup is not None:
+            for pid in tree:
+                self.cgroup.add(pid)
+        if self._measure:
+            self._ready_hwm_kb = _status_kb(self._worker_pid, "VmHWM")
+            self._image = _image_of(self._worker_pid)
+
+    # -- framing under a deadline -----------------------------------------------------
     def _read_exact(self, n: int) -> bytes:
         chunks, need = [], n
+        watch = [self._from_worker] + ([self._pidfd] if self._pidfd is not None else [])
         while need:
             left = self._deadline - time.monotonic()
             if left <= 0:
                 self.kill()
                 raise WorkerTimeout()
-            ready, _, _ = select.select([self._from_worker], [], [], left)
+            ready, _, _ = select.select(watch, [], [], left)
             if not ready:
                 continue
+            if self._from_worker not in ready:
+                # The worker process has ended, though a child of it may hold the pipe open: it is dead.
+                note = self._death_note()
+                self.kill()
+                raise WorkerDied(note)
             chunk = os.read(self._from_worker, min(need, 1 << 20))
             if not chunk:
+                note = self._death_note()  # before the kill, which would make every death a SIGKILL
                 self.kill()
-                raise WorkerDied(self._death_note())
+                raise WorkerDied(note)
             chunks.append(chunk)
             need -= len(chunk)
         return b"".join(chunks)
 
     def _death_note(self) -> str:
-        try:
-            code = self.proc.wait(timeout=1)
-        except subprocess.TimeoutExpired:
+        code = self._wait(max(0.05, min(1.0, self._deadline - time.monotonic())))
+        if code is None:
             return "the worker closed its pipe"
+        if self.sandboxed and code > 128 and code - 128 < 65:
+            code = -(code - 128)  # bwrap reports a child killed by signal N as exit code 128 + N
         if code < 0:
             try:
                 name = signal.Signals(-code).name
@@ -143,52 +320,77 @@ class Worker:
         return f"the worker process exited with code {code}"
 
     def request(self, header: dict, blobs: list[bytes], deadline: float) -> Reply:
-        """Send one request and wait for its reply until `deadline` (monotonic)."""
+        """Send one request and wait for its reply until `deadline` (monotonic), decoding included."""
         from attnprep import wire  # NumPy: imported while the worker boots, not before
 
         if not self.alive:
             raise WorkerDied("the worker is not running")
         self._deadline = deadline
+        op = header.get("op", "call")
         try:
             wire.write_frame(self._to_worker, wire.pack(header, blobs))
         except OSError:
+            note = self._death_note()
             self.kill()
-            raise WorkerDied(self._death_note()) from None
+            raise WorkerDied(note) from None
         try:
             head, payload = wire.read_frame(self._read_exact)
-            reply = Reply(head)
-            if head.get("kind") == "result":
-                reply.value = wire.decode(head.get("result"), payload)
-                reply.args = wire.decode(head.get("args"), payload)
-                reply.kwargs = wire.decode(head.get("kwargs", {"$dict": []}), payload)
-        except wire.WireError as exc:
+            reply = Reply(checked_header(head, op))
+            if reply.header["kind"] == "result":
+                budget = wire.Budget(deadline)
+                reply.value = wire.decode(head.get("result"), payload, budget=budget)
+                reply.args = wire.decode(head.get("args"), payload, budget=budget)
+                reply.kwargs = wire.decode(head.get("kwargs", {"$dict": []}), payload, budget=budget)
+        except (WorkerTimeout, WorkerDied):
+            raise
+        except wire.DeadlineExceeded:
             self.kill()
-            raise WorkerDied(f"the worker sent a malformed reply ({exc})") from None
+            raise WorkerTimeout() from None
+        except wire.TooLarge as exc:  # read in full, so the worker may go on
+            return Reply({"kind": "too-large", "message": str(exc)})
+        except Exception as exc:  # noqa: BLE001 - whatever the worker sent, it is its fault, not ours
+            self.kill()
+            detail = str(exc)[:200] or type(exc).__name__
+            raise WorkerDied(f"the worker sent a malformed reply ({detail})") from None
         return reply
-
-    def wait_ready(self, deadline: float) -> None:
-        from attnprep import wire
-
-        self._deadline = deadline
-        try:
-            head, _ = wire.read_frame(self._read_exact)
-        except wire.WireError as exc:
-            self.kill()
-            raise WorkerDied(str(exc)) from None
-        if head.get("kind") != "ready":
-            self.kill()
-            raise WorkerDied("the worker did not start")
 
     def output(self) -> str:
         """What the candidate printed (capped), stdout then stderr."""
         parts = [d.text() for d in (self._stdout, self._stderr) if d.total]
         return "\n".join(parts)
 
+    def finish_measured(self) -> tuple[int | None, str | None]:
+        """End a measure_memory worker: (bytes it used beyond what it held when ready, or None; a problem).
+
+        The cgroup's memory.peak where there is one (the whole tree, Linux 5.19+); else the kernel's
+        high-water mark of resident memory (VmHWM) of the worker and of every process it still has,
+        read by us from /proc. In the sandbox /proc is read-only, so the candidate cannot reset the mark
+        (/proc/self/clear_refs); without the sandbox it could (a documented limit). A worker that exec'd
+        a fresh image to start a new mark is caught by its code and stack having moved.
+        """
+        problem = None
+        group_peak = self.cgroup.peak() if self.cgroup is not None else None
+        peak_kb = None
+        if self._worker_pid is not None and self.alive:
+            marks = [_status_kb(pid, "VmHWM") for pid in (self._worker_pid, *reaper.descendants(self._worker_pid))]
+            marks = [m for m in marks if m is not None]
+            peak_kb = max(marks) if marks else None
+            if self._image is not None and _image_of(self._worker_pid) != self._image:
+                problem = "the worker replaced its own process image (exec), so its memory cannot be measured"
+        self.kill()
+        if group_peak is not None:
+            return group_peak, problem
+        if peak_kb is None or self._ready_hwm_kb is None:
+            return None, problem
+        return max(0, peak_kb - self._ready_hwm_kb) * 1024, problem
+
     def kill(self) -> None:
-        """Kill the worker's whole process group and release its resources."""
+        """Kill the worker and everything it started, and release its resources."""
         if not self.alive:
             return
         self.alive = False
+        if self.cgroup is not None:
+            self.cgroup.kill()
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -197,17 +399,49 @@ class Worker:
             self.proc.kill()
         except ProcessLookupError:
             pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
+        self._wait(5.0)
         reaper.unregister(self.proc.pid)
-        reaper.sweep()
-        for fd in (self._to_worker, self._from_worker):
+        reaper.sweep()  # bwrap's own reaper and anything that escaped with setsid
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        self._close_fds()
+        for drain in (self._stdout, self._stderr):
+            drain.join(timeout=1)
+        self.launch.cleanup()
+
+    def _wait(self, timeout: float) -> int | None:
+        """The worker's exit code once it has ended (waiting up to `timeout` s), else None."""
+        if self.proc.returncode is not None:
+            return self.proc.returncode
+        if os.name != "posix":
+            try:
+                return self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return None
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                pid, status = os.waitpid(self.proc.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere: the status is lost, the process is gone
+                self.proc.returncode = -signal.SIGKILL
+                return self.proc.returncode
+            if pid:
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+                return self.proc.returncode
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            if self._pidfd is not None:
+                select.select([self._pidfd], [], [], left)
+            else:
+                time.sleep(min(0.005, left))
+
+    def _close_fds(self) -> None:
+        for fd in (self._to_worker, self._from_worker, self._pidfd):
+            if fd is None:
+                continue
             try:
                 os.close(fd)
             except OSError:
                 pass
-        for drain in (self._stdout, self._stderr):
-            drain.join(timeout=1)
-        shutil.rmtree(self.home, ignore_errors=True)
+        self._pidfd = None

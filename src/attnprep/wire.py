@@ -1,8 +1,11 @@
 """Framing and value codec for the parent <-> worker pipe (no pickle, ever).
 
-Both sides import this module; the worker runs it with only NumPy and the
-standard library. Arrays travel as `np.save` bytes and are read back with
-`allow_pickle=False`, so nothing the worker sends can run code in the parent.
+Both sides run this module; the worker gets its source through the pipe and
+runs it with only NumPy and the standard library, so it imports nothing of
+the package and names nothing after it. Arrays travel as `np.save` bytes and
+are read back with `allow_pickle=False`, so nothing the worker sends can run
+code in the parent. The parent decodes every reply within a `Budget`: a
+deadline, and caps on arrays, values and the float64 bytes it will hold.
 """
 
 from __future__ import annotations
@@ -11,35 +14,74 @@ import io
 import json
 import os
 import struct
-from dataclasses import dataclass
+import threading
+import time
 from typing import Any
 
 import numpy as np
 
+# One lock for every Python-AST parse in the judge's process. CPython 3.11 keeps the AST constructor's
+# recursion depth in state shared by all threads, so two parses at once can fail with a spurious SystemError
+# ("AST constructor recursion depth mismatch", CPython gh-106905). The judge parses in two places: np.load
+# reads every array header with ast.literal_eval (below), and from-scratch reads the candidate's source.
+# `grade --jobs N` grades in threads, so both happen at once; unguarded, a correct file could be failed on
+# "an unreadable array payload".
+PARSE_LOCK = threading.Lock()
+
 # Caps on what one message may carry; a reply above them is refused, never read.
 MAX_HEADER_BYTES = 16 * 1024 * 1024
-MAX_MESSAGE_BYTES = 512 * 1024 * 1024
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+# Caps on one decoded reply in the parent. Value bytes count every number as at
+# least a float64, since the checks convert what they compare (a 512 MiB bool
+# array would become 4 GiB): a few replies held at once stay within ~1 GiB.
+MAX_VALUE_BYTES = 256 * 1024 * 1024
+MAX_ARRAYS = 10_000
+MAX_NODES = 1_000_000
+MAX_DEPTH = 64
 
 _HEAD = struct.Struct(">I")
 _BLOB = struct.Struct(">Q")
 # Bound at import: in the worker, a candidate that patches json or NumPy later
 # must not be able to change how replies are written.
-_dumps, _loads, _save, _load = json.dumps, json.loads, np.save, np.load
+_dumps, _loads, _save, _load, _monotonic = json.dumps, json.loads, np.save, np.load, time.monotonic
+_read_magic, _read_header_1, _read_header_2 = (np.lib.format.read_magic, np.lib.format.read_array_header_1_0,
+                                               np.lib.format.read_array_header_2_0)
 
 
-@dataclass(frozen=True)
 class RngSpec:
     """Stands for `np.random.default_rng(seed)`, built fresh in the worker."""
 
-    seed: int
+    __slots__ = ("seed",)
+
+    def __init__(self, seed: int) -> None:
+        self.seed = int(seed)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RngSpec) and other.seed == self.seed
+
+    def __hash__(self) -> int:
+        return hash(("rng", self.seed))
+
+    def __repr__(self) -> str:
+        return f"RngSpec(seed={self.seed})"
 
 
-@dataclass(frozen=True)
 class Unsupported:
     """A returned value the codec cannot carry (a generator, an object array, ...)."""
 
-    type_name: str
-    detail: str = ""
+    __slots__ = ("type_name", "detail")
+
+    def __init__(self, type_name: str, detail: str = "") -> None:
+        self.type_name, self.detail = str(type_name), str(detail)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Unsupported) and (other.type_name, other.detail) == (self.type_name, self.detail)
+
+    def __hash__(self) -> int:
+        return hash((self.type_name, self.detail))
+
+    def __repr__(self) -> str:
+        return f"Unsupported({self.type_name!r}, {self.detail!r})"
 
     def __str__(self) -> str:
         return f"{self.type_name}{' (' + self.detail + ')' if self.detail else ''}"
@@ -50,7 +92,66 @@ class WireError(Exception):
 
 
 class TooLarge(Exception):
-    """A value is larger than a message may carry."""
+    """A value is larger than a message may carry, or than the parent will hold."""
+
+
+class DeadlineExceeded(Exception):
+    """Decoding a reply ran past the call's deadline."""
+
+
+class Budget:
+    """What the parent will spend on decoding one reply: time, arrays, values and bytes."""
+
+    __slots__ = ("deadline", "arrays", "nodes", "value_bytes", "used_blobs")
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.arrays = self.nodes = self.value_bytes = 0
+        self.used_blobs: set[int] = set()
+
+    def node(self, count: int = 1) -> None:
+        before, self.nodes = self.nodes, self.nodes + count
+        if self.nodes > MAX_NODES:
+            raise TooLarge(f"a value of more than {MAX_NODES:,} items")
+        if (before >> 10 != self.nodes >> 10) and _monotonic() > self.deadline:
+            raise DeadlineExceeded()
+
+    def bytes(self, n: int) -> None:
+        self.value_bytes += n
+        if self.value_bytes > MAX_VALUE_BYTES:
+            raise TooLarge(f"values of more than {MAX_VALUE_BYTES // 2**20} MiB once read as float64")
+
+    def array(self, index: int, blob: bytes) -> None:
+        """Admit one array before it is loaded: each payload once, within the caps and the deadline."""
+        if index in self.used_blobs:
+            raise WireError("an array payload referenced twice")
+        self.used_blobs.add(index)
+        self.arrays += 1
+        if self.arrays > MAX_ARRAYS:
+            raise TooLarge(f"more than {MAX_ARRAYS:,} arrays")
+        shape, dtype = _npy_header(blob)
+        size = 1
+        for dim in shape:
+            size *= int(dim)
+        self.bytes(size * max(8, dtype.itemsize))
+        if _monotonic() > self.deadline:
+            raise DeadlineExceeded()
+
+
+_PLAIN = (int, float, bool, str, type(None))
+
+
+def _npy_header(blob: bytes) -> tuple[tuple, np.dtype]:
+    handle = io.BytesIO(blob)
+    try:
+        with PARSE_LOCK:  # the header is read with ast.literal_eval, as in np.load
+            major, _ = _read_magic(handle)
+            shape, _, dtype = (_read_header_1 if major == 1 else _read_header_2)(handle)
+    except Exception as exc:  # noqa: BLE001 - any failure is a malformed payload
+        raise WireError(f"unreadable array header: {exc}") from None
+    if dtype.hasobject:
+        raise WireError("an array payload of Python objects")
+    return tuple(shape), dtype
 
 
 def _array_bytes(arr: np.ndarray) -> bytes:
@@ -59,10 +160,41 @@ def _array_bytes(arr: np.ndarray) -> bytes:
     return buf.getvalue()
 
 
+def _value_bytes(arr: np.ndarray) -> int:
+    return int(arr.size) * max(8, arr.dtype.itemsize)
+
+
+# A nested list of plain numbers inside a returned value travels as one array above this many numbers, as the
+# judge would read it (np.asarray): a (1,024, 1,024) result built from lists must not cost a million JSON items.
+LIST_AS_ARRAY = 4096
+_SCALARS = (int, float, bool)
+
+
+def _plain_number_nest(value: list | tuple) -> np.ndarray | None:
+    """`value` as an array if it is a rectangular nest of Python numbers with more than LIST_AS_ARRAY of them."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        for v in item:
+            if type(v) in _SCALARS:
+                count += 1
+            elif type(v) in (list, tuple):
+                stack.append(v)
+            else:
+                return None  # arrays, objects: kept as they are (a check may expect a list of arrays)
+    if count <= LIST_AS_ARRAY:
+        return None
+    try:
+        arr = np.array(value)
+    except (ValueError, TypeError, OverflowError):
+        return None  # ragged
+    return arr if arr.dtype.kind in "biuf" else None
+
+
 def encode(value: Any, blobs: list[bytes], limit: int = MAX_MESSAGE_BYTES, depth: int = 0) -> Any:
     """Turn a value into JSON-able data, appending array payloads to `blobs`."""
-    if depth > 64:
-        return {"$unsupported": "nesting", "detail": "nested more than 64 levels"}
+    if depth > MAX_DEPTH:
+        return {"$unsupported": "nesting", "detail": f"nested more than {MAX_DEPTH} levels"}
     if value is None or isinstance(value, (bool, str)):
         return value
     if type(value) is int or type(value) is float:
@@ -72,8 +204,8 @@ def encode(value: Any, blobs: list[bytes], limit: int = MAX_MESSAGE_BYTES, depth
         arr = np.ndarray.view(value, np.ndarray)
         if arr.dtype.hasobject:
             return {"$unsupported": "ndarray", "detail": "an array of Python objects (dtype=object)"}
-        if arr.nbytes > limit:
-            raise TooLarge(f"an array of {arr.nbytes:,} bytes (shape {arr.shape})")
+        if arr.nbytes > limit or _value_bytes(arr) > MAX_VALUE_BYTES:
+            raise TooLarge(f"an array of {arr.size:,} entries of {arr.dtype} (shape {arr.shape})")
         blobs.append(_array_bytes(arr))
         return {"$nd": len(blobs) - 1}
     if isinstance(value, np.generic):
@@ -91,6 +223,10 @@ def encode(value: Any, blobs: list[bytes], limit: int = MAX_MESSAGE_BYTES, depth
     if isinstance(value, (int, float)):  # bool/int/float subclasses: keep the plain value
         return float(value) if isinstance(value, float) else int(value)
     if isinstance(value, (list, tuple)):
+        if depth >= 1 and type(value) in (list, tuple):  # inside a returned tuple or list, never the value itself
+            arr = _plain_number_nest(value)
+            if arr is not None:
+                return encode(arr, blobs, limit, depth)
         items = [encode(v, blobs, limit, depth + 1) for v in value]
         return items if isinstance(value, list) else {"$tuple": items}
     if isinstance(value, dict):
@@ -103,35 +239,75 @@ def encode(value: Any, blobs: list[bytes], limit: int = MAX_MESSAGE_BYTES, depth
     return {"$unsupported": type(value).__name__}
 
 
-def decode(data: Any, blobs: list[bytes], build_rng: bool = False) -> Any:
-    """Inverse of `encode`; arrays are loaded with allow_pickle=False."""
+def decode(data: Any, blobs: list[bytes], build_rng: bool = False, budget: Budget | None = None,
+           depth: int = 0) -> Any:
+    """Inverse of `encode`; arrays are loaded with allow_pickle=False.
+
+    With a `budget` (the parent's side), every value counts against its caps and deadline, so a reply
+    can neither run past the call's time nor make the parent hold more than it allows.
+    """
+    if budget is not None:
+        budget.node()
+        if depth > MAX_DEPTH + 2:
+            raise WireError(f"a value nested more than {MAX_DEPTH} levels")
     if isinstance(data, list):
-        return [decode(v, blobs, build_rng) for v in data]
+        if budget is None:
+            return [decode(v, blobs, build_rng, budget, depth + 1) for v in data]
+        # Plain numbers (a .tolist() result) are taken as they are: counted in one go, not one call each.
+        budget.node(len(data))
+        plain = sum(1 for v in data if type(v) in _PLAIN)
+        budget.bytes(8 * plain)
+        return [v if type(v) in _PLAIN else decode(v, blobs, build_rng, budget, depth + 1) for v in data]
     if not isinstance(data, dict):
-        return data
+        if budget is not None and isinstance(data, (int, float)):
+            budget.bytes(8)
+        if data is None or isinstance(data, (bool, int, float, str)):
+            return data
+        raise WireError(f"unexpected {type(data).__name__} in a value")
     if "$nd" in data or "$np" in data:
         index = data.get("$nd", data.get("$np"))
-        if not isinstance(index, int) or not 0 <= index < len(blobs):
+        if type(index) is not int or not 0 <= index < len(blobs):
             raise WireError("array reference out of range")
+        if budget is not None:
+            budget.array(index, blobs[index])
         try:
-            arr = _load(io.BytesIO(blobs[index]), allow_pickle=False)
-        except Exception as exc:  # malformed or pickled payloads are refused
+            with PARSE_LOCK:  # np.load parses the header with ast.literal_eval
+                arr = _load(io.BytesIO(blobs[index]), allow_pickle=False)
+        except Exception as exc:  # noqa: BLE001 - malformed or pickled payloads are refused
             raise WireError(f"unreadable array payload: {exc}") from None
         return arr[()] if "$np" in data else arr
     if "$npscalar" in data:
-        dtype = np.dtype(str(data.get("dtype")))
-        if dtype.kind not in "biuf" or isinstance(data["$npscalar"], (dict, list, str)):
+        try:
+            dtype = np.dtype(str(data.get("dtype")))
+        except TypeError:
+            raise WireError("bad scalar dtype") from None
+        raw = data["$npscalar"]
+        if dtype.kind not in "biuf" or isinstance(raw, (dict, list, str)) or raw is None:
             raise WireError("bad scalar")
-        return dtype.type(data["$npscalar"])
+        if budget is not None:
+            budget.bytes(8)
+        try:
+            return dtype.type(raw)
+        except (OverflowError, ValueError, TypeError):
+            raise WireError("bad scalar value") from None
     if "$tuple" in data:
-        return tuple(decode(v, blobs, build_rng) for v in data["$tuple"])
+        items = data["$tuple"]
+        if not isinstance(items, list):
+            raise WireError("bad tuple")
+        return tuple(decode(v, blobs, build_rng, budget, depth + 1) for v in items)
     if "$dict" in data:
-        return {str(k): decode(v, blobs, build_rng) for k, v in data["$dict"]}
+        pairs = data["$dict"]
+        if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise WireError("bad dict")
+        return {str(k): decode(v, blobs, build_rng, budget, depth + 1) for k, v in pairs}
     if "$rng" in data:
-        return np.random.default_rng(int(data["$rng"])) if build_rng else RngSpec(int(data["$rng"]))
+        seed = data["$rng"]
+        if type(seed) is not int:
+            raise WireError("bad rng seed")
+        return np.random.default_rng(seed) if build_rng else RngSpec(seed)
     if "$unsupported" in data:
-        return Unsupported(str(data["$unsupported"]), str(data.get("detail", "")))
-    raise WireError(f"unknown tag in {sorted(data)}")
+        return Unsupported(str(data["$unsupported"])[:100], str(data.get("detail", ""))[:300])
+    raise WireError(f"unknown tag in {sorted(str(k) for k in data)[:5]}")
 
 
 def pack(header: dict, blobs: list[bytes]) -> bytes:
@@ -155,14 +331,15 @@ def read_frame(read_exact) -> tuple[dict, list[bytes]]:
     (n,) = _HEAD.unpack(read_exact(_HEAD.size))
     if n > MAX_HEADER_BYTES:
         raise WireError(f"header of {n} bytes is over the limit")
+    raw = read_exact(n)
     try:
-        header = _loads(read_exact(n))
-    except ValueError as exc:
-        raise WireError(f"header is not JSON: {exc}") from None
+        header = _loads(raw)
+    except (ValueError, RecursionError, MemoryError) as exc:  # RecursionError: a deeply nested header
+        raise WireError(f"header is not readable JSON: {type(exc).__name__}") from None
     if not isinstance(header, dict):
         raise WireError("header is not an object")
     count = header.pop("$blobs", 0)
-    if not isinstance(count, int) or count < 0 or count > 100_000:
+    if type(count) is not int or count < 0 or count > MAX_ARRAYS:
         raise WireError("bad blob count")
     blobs, total = [], n
     for _ in range(count):

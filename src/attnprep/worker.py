@@ -1,8 +1,12 @@
 """The worker process: loads a candidate's file and runs the calls the parent sends.
 
-Everything here runs beside untrusted code, so it trusts nothing it did not
-capture before the candidate was loaded, and it never judges anything: it
-only reports what the candidate's functions returned or raised.
+This file is not imported in the worker. The parent sends its source, and the
+codec's, through the pipe before the first frame; a tiny bootstrap runs it as
+`__main__` from source named `<string>`, so the candidate finds nothing named
+after the package in sys.modules, its call stack or its paths. Everything here
+runs beside untrusted code, so it trusts nothing it did not capture before the
+candidate was loaded, and it never judges anything: it only reports what the
+candidate's functions returned or raised.
 """
 
 from __future__ import annotations
@@ -13,28 +17,54 @@ import time
 import traceback
 
 CANDIDATE_MODULE = "candidate"
+FILE_LIMIT = 64 * 1024 * 1024
 
 
-def _limit_resources(memory_bytes: int, cpu_seconds: int) -> None:
+def read_exact(fd: int, n: int) -> bytes:
+    """n bytes from fd; the parent having gone is the end of the worker."""
+    chunks, need = [], n
+    while need:
+        chunk = os.read(fd, min(need, 1 << 20))
+        if not chunk:
+            os._exit(0)
+        chunks.append(chunk)
+        need -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_chunk(fd: int) -> bytes:
+    """One length-prefixed chunk of the start-up bundle (8-byte big-endian length)."""
+    return read_exact(fd, int.from_bytes(read_exact(fd, 8), "big"))
+
+
+def limit_resources(memory_bytes: int, cpu_seconds: int, processes: int) -> None:
+    """Hard limits (soft = hard), set before the candidate exists, so it cannot raise them again."""
     try:
         import resource
         import signal
     except ImportError:  # not POSIX: the parent's wall-clock limit still applies
         return
-    for name, value in (("RLIMIT_AS", memory_bytes), ("RLIMIT_CPU", cpu_seconds),
-                        ("RLIMIT_CORE", 0), ("RLIMIT_FSIZE", 64 * 1024 * 1024)):
+    for name, value in (("RLIMIT_AS", memory_bytes), ("RLIMIT_CPU", cpu_seconds), ("RLIMIT_CORE", 0),
+                        ("RLIMIT_FSIZE", FILE_LIMIT), ("RLIMIT_NPROC", processes)):
         limit = getattr(resource, name, None)
-        if limit is None or value <= 0:
+        if limit is None or value < 0 or (value == 0 and name not in ("RLIMIT_CORE",)):
             continue
         try:
             _, hard = resource.getrlimit(limit)
             if hard != resource.RLIM_INFINITY:
                 value = min(value, hard)
-            resource.setrlimit(limit, (value, hard))
+            resource.setrlimit(limit, (value, value))
         except (ValueError, OSError):
             pass
     # Writing past RLIMIT_FSIZE should fail with an error, not kill the worker.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+def warm_up(np) -> None:
+    """Touch what a first matmul, exp and rng cost, so a memory measurement sees only the candidate's share."""
+    w = np.ones((64, 64))
+    np.exp(w @ w).sum()
+    np.random.default_rng(0).normal(size=(64, 64))
 
 
 def _candidate_line(tb, filename: str) -> int | None:
@@ -55,29 +85,21 @@ def _exception_reply(exc: BaseException, filename: str) -> dict:
             "message": text[:500], "line": _candidate_line(exc.__traceback__, filename)}
 
 
-def main(fd_in: int, fd_out: int) -> None:
+def main(fd_in: int, fd_out: int, wire) -> None:
+    import types
+
     import numpy as np
 
-    from attnprep import wire
-
     # Keep our own references: the candidate may patch modules after it loads.
-    read, write_frame, pack, encode = os.read, wire.write_frame, wire.pack, wire.encode
+    write_frame, pack, encode = wire.write_frame, wire.pack, wire.encode
     decode, read_frame, TooLarge, monotonic = wire.decode, wire.read_frame, wire.TooLarge, time.monotonic
-    _exit = os._exit
     import tracemalloc
 
     trace_start, trace_peak, trace_stop, tracing = (tracemalloc.start, tracemalloc.get_traced_memory,
                                                     tracemalloc.stop, tracemalloc.is_tracing)
 
-    def read_exact(n: int) -> bytes:
-        chunks, need = [], n
-        while need:
-            chunk = read(fd_in, min(need, 1 << 20))
-            if not chunk:
-                _exit(0)  # the parent has gone: nothing left to do
-            chunks.append(chunk)
-            need -= len(chunk)
-        return b"".join(chunks)
+    def read(n: int) -> bytes:
+        return read_exact(fd_in, n)
 
     def reply(header: dict, blobs: list[bytes] | None = None) -> None:
         write_frame(fd_out, pack(header, blobs or []))
@@ -85,14 +107,12 @@ def main(fd_in: int, fd_out: int) -> None:
     namespace: dict = {}
     filename = "<candidate>"
     np.seterr(all="ignore")  # the judge reads inf/nan from the results, not warnings
-    reply({"ok": True, "kind": "ready", "pid": os.getpid()})
+    reply({"ok": True, "kind": "ready"})
     while True:
-        header, blobs = read_frame(read_exact)
+        header, blobs = read_frame(read)
         op = header.get("op")
         if op == "load":
             filename = header["filename"]
-            import types
-
             module = types.ModuleType(CANDIDATE_MODULE)
             module.__file__ = filename
             sys.modules[CANDIDATE_MODULE] = module
@@ -159,7 +179,21 @@ def main(fd_in: int, fd_out: int) -> None:
             reply({"ok": False, "kind": "protocol", "message": f"unknown op {op!r}"})
 
 
+def start(argv: list[str]) -> None:
+    """argv: fd_in fd_out memory_bytes cpu_seconds processes warm site. The codec's source comes next on fd_in."""
+    import types
+
+    fd_in, fd_out, memory, cpu, processes, warm = (int(a) for a in argv[:6])
+    sys.path.insert(0, argv[6])  # where NumPy is, under a neutral name
+    wire = types.ModuleType("wire")
+    exec(compile(read_chunk(fd_in), "<string>", "exec", dont_inherit=True, optimize=2), wire.__dict__)
+    limit_resources(memory, cpu, processes)
+    if warm:
+        import numpy
+
+        warm_up(numpy)
+    main(fd_in, fd_out, wire)
+
+
 if __name__ == "__main__":
-    fd_in, fd_out, memory, cpu = (int(a) for a in sys.argv[1:5])
-    _limit_resources(memory, cpu)
-    main(fd_in, fd_out)
+    start(sys.argv[1:])

@@ -124,7 +124,10 @@ def infer_exercise(path: Path, source: str, explicit: str | None) -> Exercise:
     first = source.lstrip("\ufeff").splitlines()[0] if source.strip() else ""
     match = _FIRST_LINE.match(first)
     if match:
-        return catalogue.get(match.group(1))
+        try:
+            return catalogue.get(match.group(1))
+        except UnknownExercise as exc:  # a slug a stub wrote: most likely an exercise pack's, not loaded
+            raise UnknownExercise(match.group(1), catalogue.slugs(), pack_note=True) from exc
     try:
         return catalogue.get(path.stem)
     except UnknownExercise:

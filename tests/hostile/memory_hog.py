@@ -1,5 +1,6 @@
 # attnprep: softmax
-# expect-status: fail
+# expect-status: fail|timeout
+# (the memory limit ends every call; on a slow machine touching 2 GiB can outlast the call's share of time)
 import numpy as np
 
 blocks = []

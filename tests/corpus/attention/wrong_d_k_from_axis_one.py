@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail batch-dims
+# diagnosis: d-k-from-axis-one
 # mistake: reads d_k as q.shape[1], which is the feature width only for 2-D q; batched, it is T_q (or a batch dim)
 # must-pass: stable scale mask sum-to-one input-unchanged
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail matches-reference
+# diagnosis: float32-arithmetic
 # mistake: casts q, k and v to float32 to save memory, losing the sixth significant digit
 # must-pass: scale batch-dims cross-attention mask permutation-equivariant
 import numpy as np

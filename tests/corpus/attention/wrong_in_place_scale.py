@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail input-unchanged
+# diagnosis: scale-folded-in-place
 # mistake: folds the scale into q in place, shrinking the caller's queries on every call
 # must-pass: stable scale
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail mask
+# diagnosis: mask-only-full-shape
 # mistake: applies the mask only when it already has the scores' full shape, silently ignoring a shared (T_q, T_k) or (B, 1, 1, T_k) padding mask
 # must-pass: stable scale batch-dims cross-attention sum-to-one permutation-equivariant input-unchanged
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail stable
+# diagnosis: max-over-queries
 # mistake: subtracts each key column's maximum (axis=-2) instead of each query row's, so a query row far below the others underflows to 0/0
 # must-pass: scale shape batch-dims input-unchanged
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail batch-dims matches-reference
+# diagnosis: only-3d
 # mistake: written for (B, T, d) inputs only: k.transpose(0, 2, 1) and axis=2 raise on plain 2-D arrays and mis-handle 4-D ones
 # must-pass: scale stable sum-to-one input-unchanged
 import numpy as np

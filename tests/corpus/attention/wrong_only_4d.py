@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail batch-dims matches-reference
+# diagnosis: only-4d
 # mistake: copied from multi-head code: k.transpose(0, 1, 3, 2) only works for (B, H, T, d) inputs, so 2-D and 3-D calls raise
 # must-pass: scale stable sum-to-one input-unchanged
 import numpy as np

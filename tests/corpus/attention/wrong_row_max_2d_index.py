@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail batch-dims
+# diagnosis: index-broadcast-2d
 # mistake: broadcasts the row max and sum back with [:, None], which is keepdims only for 2-D scores
 # must-pass: stable scale mask input-unchanged
 import numpy as np

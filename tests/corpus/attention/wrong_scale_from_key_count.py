@@ -1,5 +1,6 @@
 # attnprep: attention
 # expect: fail scale cross-attention
+# diagnosis: scale-by-key-count
 # mistake: reads d_k as k.shape[-2], the number of keys, so the scores are divided by sqrt(T_k)
 # must-pass: stable batch-dims mask
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail mask upper-triangle-zero prefix
+# diagnosis: allowed-includes-next
 # mistake: builds the allowed set with np.tril(k=1) instead of np.tril(k=0), so each query also sees the next key
 # must-pass: stable scale
 import numpy as np

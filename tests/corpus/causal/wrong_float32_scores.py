@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail matches-reference
+# diagnosis: float32-arithmetic
 # mistake: casts q, k and v to float32 to save memory, so the float64 answer is off in the sixth digit
 # must-pass: scale
 import numpy as np

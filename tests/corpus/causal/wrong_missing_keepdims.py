@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail sum-to-one matches-reference
+# diagnosis: missing-keepdims
 # must-pass: scale
 # mistake: row max and row sum without keepdims; on a square (T, T) matrix they broadcast along the wrong axis
 import numpy as np

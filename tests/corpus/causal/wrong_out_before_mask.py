@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail prefix matches-reference
+# diagnosis: out-before-mask
 # mistake: computes out from the unmasked softmax and masks only the weights it returns, so out sees the future
 # must-pass: stable scale
 import numpy as np

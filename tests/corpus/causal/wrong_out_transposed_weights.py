@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail prefix matches-reference
+# diagnosis: out-transposed-weights
 # must-pass: mask shape sum-to-one upper-triangle-zero scale stable input-unchanged
 # mistake: computes out = weights.T @ v (same shape), so each position mixes the values of the queries that attend to it
 import numpy as np

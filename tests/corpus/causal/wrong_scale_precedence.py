@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail scale
+# diagnosis: scale-precedence
 # must-pass: mask shape sum-to-one upper-triangle-zero prefix stable input-unchanged
 # mistake: writes the scale as `/ d_k ** 1/2`, which Python reads as (/ d_k) / 2, not / sqrt(d_k)
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail input-unchanged
+# diagnosis: scale-folded-in-place
 # mistake: scales q in place with /=, changing the caller's array
 # must-pass: stable scale
 import numpy as np

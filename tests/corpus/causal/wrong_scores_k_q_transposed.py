@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail matches-reference
+# diagnosis: scores-k-q-transposed
 # must-pass: mask shape sum-to-one upper-triangle-zero prefix stable input-unchanged
 # mistake: computes the scores as k @ q.T instead of q @ k.T, so entry [i, j] pairs key i with query j
 import numpy as np

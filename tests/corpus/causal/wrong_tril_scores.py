@@ -1,5 +1,6 @@
 # attnprep: causal
 # expect: fail upper-triangle-zero
+# diagnosis: tril-scores
 # must-pass: mask shape input-unchanged
 # mistake: "masks" with np.tril(scores), which sets the future scores to 0 instead of -inf, so exp(0) still gives them weight
 import numpy as np

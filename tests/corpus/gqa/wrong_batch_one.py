@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail shape matches-reference
+# diagnosis: batch-of-one
 # mistake: written for a single sequence: works on x[0] and returns a batch of one
 # must-pass: stable scale equals-mha group-mapping mqa prefix
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail group-mapping mqa equals-mha matches-reference
+# diagnosis: kv-head-by-n-kv
 # mistake: query head h reads KV head h // n_kv_heads (divides by the number of KV heads instead of the group size n_heads // n_kv_heads)
 # must-pass: scale prefix stable bad-input input-unchanged
 import numpy as np

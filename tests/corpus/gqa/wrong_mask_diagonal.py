@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail prefix equals-mha
+# diagnosis: mask-includes-diagonal
 # mistake: masks the diagonal too (np.triu without k=1), so position 0 has no key left: 0/0
 # must-pass: stable scale group-mapping mqa shape
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail mqa shape matches-reference
+# diagnosis: mqa-squeeze
 # mistake: for multi-query attention (one KV head) squeezes the head axis away and relies on broadcasting, which also squeezes a batch of one and misaligns the batch axis
 # must-pass: scale prefix stable group-mapping bad-input input-unchanged
 import numpy as np

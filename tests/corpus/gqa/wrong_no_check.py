@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail bad-input
+# diagnosis: no-group-check
 # mistake: never checks that n_heads is a multiple of n_kv_heads, so bad head counts fail by accident or not at all
 # must-pass: stable scale
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail mqa matches-reference
+# diagnosis: repeat-weight-columns
 # mistake: expands W_k and W_v with np.repeat(W, g, axis=1), repeating single columns instead of whole hd-wide KV heads
 # must-pass: equals-mha scale prefix stable bad-input shape input-unchanged
 import numpy as np

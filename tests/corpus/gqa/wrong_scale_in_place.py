@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail input-unchanged
+# diagnosis: scale-folded-in-place
 # mistake: folds 1/sqrt(hd) into W_q in place, so the caller's W_q shrinks on every call
 # must-pass: stable scale
 import numpy as np

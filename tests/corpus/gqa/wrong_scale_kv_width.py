@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail scale equals-mha
+# diagnosis: scale-by-kv-width
 # mistake: takes d_k from the projected keys before the split, (x @ W_k).shape[-1] = n_kv_heads * hd, not hd
 # must-pass: stable group-mapping mqa
 import numpy as np

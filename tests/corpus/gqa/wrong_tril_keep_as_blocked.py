@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail prefix
+# diagnosis: keep-mask-as-blocked
 # mistake: builds the keep-mask np.tril(ones) and then fills where it is True, so each position sees only its future (the last one sees nothing: 0/0)
 # must-pass: group-mapping bad-input input-unchanged
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: gqa
 # expect: fail prefix equals-mha
+# diagnosis: mask-after-softmax
 # mistake: softmax over all keys, then zeroes the future weights with a tril multiply without renormalising
 # must-pass: stable scale group-mapping mqa
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail bad-input
+# diagnosis: assert-divisible
 # mistake: checks divisibility with assert, which raises AssertionError (and vanishes under python -O), not ValueError
 # must-pass: scale
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail bad-input
+# diagnosis: drops-features
 # mistake: only rejects n_heads > d_model, so a head count that does not divide d_model silently drops the last features
 # must-pass: scale shape sum-to-one upper-triangle-zero prefix batch-independent single-head input-unchanged
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail input-unchanged
+# diagnosis: scale-folded-in-place
 # mistake: folds 1/sqrt(d_head) into W_q with /=, changing the caller's matrix on every call
 # must-pass: scale
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail shape
+# diagnosis: head-averaged-weights
 # mistake: returns the weights averaged over the heads, (B, T, T), like PyTorch's MultiheadAttention default
 # must-pass: scale prefix single-head sum-to-one upper-triangle-zero batch-independent
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail split-layout merge-layout matches-reference
+# diagnosis: interleaved-heads
 # mistake: reshapes to (B, T, d_head, n_heads), so head h gets the strided features h, h + n_heads, ... (merge mirrors it, so the round trip still works)
 # must-pass: scale
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail shape matches-reference
+# diagnosis: k-dot-T-4d
 # mistake: writes q @ k.T on 4-D arrays, which reverses all four axes instead of swapping the last two
 # must-pass: prefix single-head sum-to-one upper-triangle-zero batch-independent input-unchanged scale
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail matches-reference single-head
+# diagnosis: linear-transposed
 # mistake: projects with x @ W.T (the PyTorch nn.Linear habit) although the contract says q = x @ W_q
 # must-pass: scale
 import numpy as np

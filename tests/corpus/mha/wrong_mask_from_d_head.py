@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail shape
+# diagnosis: mask-from-d-head
 # mistake: builds the causal mask from d_head (the last axis of q) instead of the sequence length T
 # must-pass: prefix single-head sum-to-one upper-triangle-zero batch-independent input-unchanged scale
 import numpy as np

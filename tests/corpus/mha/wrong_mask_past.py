@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail upper-triangle-zero prefix
+# diagnosis: mask-blocks-past
 # mistake: masks with np.tril(k=-1), blocking the past instead of the future
 # must-pass: scale single-head
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail bad-input
+# diagnosis: drops-features
 # mistake: loops over heads with d_head = d_model // n_heads and never checks divisibility, silently dropping features
 # must-pass: scale
 import numpy as np

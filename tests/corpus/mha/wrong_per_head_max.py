@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail matches-reference
+# diagnosis: per-head-max
 # mistake: subtracts one maximum per head (axis=(-2, -1)) instead of each row's, so a query row far below its head's maximum underflows to 0/0
 # must-pass: scale shape batch-independent upper-triangle-zero input-unchanged
 import numpy as np

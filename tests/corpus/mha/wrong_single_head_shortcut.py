@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail single-head shape
+# diagnosis: single-head-shortcut
 # mistake: special-cases n_heads == 1 as plain attention and returns weights without the head axis
 # must-pass: scale prefix sum-to-one upper-triangle-zero
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail batch-independent shape
+# diagnosis: squeezes-batch
 # mistake: squeezes x to a (T, d_model) matrix and writes 2-D code, which only works for batch size 1
 # must-pass: scale prefix single-head sum-to-one upper-triangle-zero input-unchanged
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail upper-triangle-zero
+# diagnosis: keep-mask-as-blocked
 # mistake: builds the keep-mask np.tril(ones) but passes it to np.where as if True meant blocked, so the past and the diagonal are masked and only the future is seen
 # must-pass: scale batch-independent shape input-unchanged
 import numpy as np

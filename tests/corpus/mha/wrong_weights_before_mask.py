@@ -1,5 +1,6 @@
 # attnprep: mha
 # expect: fail upper-triangle-zero
+# diagnosis: weights-before-mask
 # mistake: returns the softmax of the unmasked scores as the weights (for plotting), while y uses the masked ones
 # must-pass: scale sum-to-one batch-independent single-head shape input-unchanged
 import numpy as np

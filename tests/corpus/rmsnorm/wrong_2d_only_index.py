@@ -2,6 +2,7 @@
 # expect: fail shape
 # must-pass: no-centering
 # mistake: restores the reduced axis with [:, None], which only works for 2-D (T, d) input
+# diagnosis: norm-2d-only
 import numpy as np
 
 

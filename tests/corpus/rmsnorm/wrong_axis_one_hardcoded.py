@@ -2,6 +2,7 @@
 # expect: fail last-axis shape
 # must-pass: zero-input weight-bias
 # mistake: reduces over axis=1, which is the last axis only for 2-D (T, d) inputs
+# diagnosis: norm-axis-one
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail weight-bias
 # must-pass: eps last-axis zero-input
 # mistake: layer_norm adds the bias before multiplying by the weight: (x_hat + bias) * weight
+# diagnosis: layer-norm-bias-before-weight
 import numpy as np
 
 

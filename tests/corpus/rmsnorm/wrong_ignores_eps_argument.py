@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail eps matches-reference
 # mistake: hard-codes the default eps inside the formula, so the eps argument is ignored
+# diagnosis: rms-eps-ignored layer-norm-eps-ignored
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail input-unchanged
 # mistake: divides the caller's array in place (x /= rms)
+# diagnosis: rms-in-place
 import numpy as np
 
 

@@ -3,6 +3,7 @@
 # must-pass: shape unit-rms no-centering scale-invariant zero-input eps layer-norm-moments weight-bias last-axis matches-reference
 # mistake: a single vector (1-D x) is normalised in place with /= and *=, which rewrites the caller's array;
 #          batches go through a copy
+# diagnosis: rms-in-place
 import numpy as np
 
 

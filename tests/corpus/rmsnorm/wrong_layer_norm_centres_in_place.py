@@ -1,6 +1,7 @@
 # attnprep: rmsnorm
 # expect: fail input-unchanged
 # mistake: layer_norm centres the caller's x in place (x -= mean) before normalising
+# diagnosis: layer-norm-centres-in-place
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail weight-bias matches-reference
 # must-pass: eps last-axis layer-norm-moments unit-rms no-centering
 # mistake: layer_norm forgets to add the bias
+# diagnosis: layer-norm-no-bias
 import numpy as np
 
 

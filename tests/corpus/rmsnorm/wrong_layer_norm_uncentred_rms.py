@@ -2,6 +2,7 @@
 # expect: fail layer-norm-moments
 # must-pass: last-axis weight-bias no-centering unit-rms scale-invariant
 # mistake: layer_norm subtracts the mean but divides by the RMS of the raw x, sqrt(mean(x**2) + eps), not by sqrt(var + eps)
+# diagnosis: layer-norm-uncentred-rms
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail eps
 # must-pass: unit-rms
 # mistake: rms_norm's default eps copied from LayerNorm (1e-5 instead of 1e-6)
+# diagnosis: rms-default-eps
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail weight-bias
 # must-pass: eps last-axis no-centering zero-input layer-norm-moments
 # mistake: rms_norm scales x by the weight first and then normalises the product, so the weight cancels out
+# diagnosis: rms-weight-before-norm
 import numpy as np
 
 

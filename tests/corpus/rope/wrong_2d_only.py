@@ -1,6 +1,7 @@
 # attnprep: rope
 # expect: fail shape matches-reference
 # mistake: slices x[:, :half], which only means "the first half of the features" when x is 2-D
+# diagnosis: rope-2d-only
 import numpy as np
 
 

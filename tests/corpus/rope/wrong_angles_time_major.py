@@ -2,6 +2,7 @@
 # expect: fail shape
 # must-pass: position-zero layout direction frequencies norm-preserving relative positions
 # mistake: assumes a (T, n_heads, d) layout and shapes the angles (T, 1, d/2), which misaligns with x of shape (..., T, d)
+# diagnosis: rope-2d-only
 import numpy as np
 
 

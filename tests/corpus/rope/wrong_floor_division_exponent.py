@@ -1,6 +1,7 @@
 # attnprep: rope
 # expect: fail frequencies
 # mistake: integer floor division in the exponent, base ** (-2 * i // d), so every pair but the first gets 1/base
+# diagnosis: rope-floor-division-exponent
 import numpy as np
 
 

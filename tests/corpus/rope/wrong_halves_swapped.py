@@ -2,6 +2,7 @@
 # expect: fail position-zero
 # must-pass: direction frequencies
 # mistake: concatenates the two rotated halves in the wrong order, so the halves of every vector trade places
+# diagnosis: rope-halves-swapped
 import numpy as np
 
 

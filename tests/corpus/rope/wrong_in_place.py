@@ -1,6 +1,7 @@
 # attnprep: rope
 # expect: fail input-unchanged
 # mistake: writes the rotated halves back into the caller's x
+# diagnosis: rope-in-place
 import numpy as np
 
 

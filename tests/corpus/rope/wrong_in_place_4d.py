@@ -3,6 +3,7 @@
 # must-pass: shape position-zero norm-preserving layout direction frequencies positions relative bad-input matches-reference
 # mistake: the (B, H, T, d) path of a model rotates q and k in place to save memory (x[...] = ...), which rewrites the
 #          caller's array; 2-D and 3-D inputs get a new one
+# diagnosis: rope-in-place
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail frequencies matches-reference
 # must-pass: shape norm-preserving position-zero layout direction positions relative bad-input input-unchanged
 # mistake: spreads the exponents with np.linspace(0, 1, d // 2), so the last pair turns by base^-1 instead of base^(-(d-2)/d)
+# diagnosis: rope-linspace-exponent
 import numpy as np
 
 

@@ -3,6 +3,7 @@
 # must-pass: shape position-zero norm-preserving layout direction frequencies relative bad-input input-unchanged
 # mistake: clips the positions to a 2,048-position cache (np.minimum(positions, 2047)), so every token past it is
 #          rotated as if it sat at position 2,047
+# diagnosis: rope-positions-clipped
 import numpy as np
 
 CACHE = 2048

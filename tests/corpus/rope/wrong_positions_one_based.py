@@ -2,6 +2,7 @@
 # expect: fail position-zero matches-reference
 # must-pass: shape norm-preserving layout direction frequencies positions relative bad-input input-unchanged
 # mistake: counts positions from 1 (angle = (p + 1) * base^(-2i/d)), so position 0 is already rotated
+# diagnosis: rope-positions-from-one
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail input-unchanged positions
 # must-pass: position-zero relative
 # mistake: sorts the caller's positions in place to build a table, assuming positions come in order
+# diagnosis: rope-sorts-positions
 import numpy as np
 
 

@@ -3,6 +3,7 @@
 # must-pass: shape position-zero norm-preserving layout direction frequencies relative bad-input input-unchanged
 # mistake: precomputes the cos/sin tables for a context of 4,096 positions, as a model with max_seq_len = 4096 does,
 #          and looks positions up modulo the table's length, so position 10,000 is rotated as position 1,808
+# diagnosis: rope-positions-modulo-table
 import numpy as np
 
 MAX_SEQ_LEN = 4096

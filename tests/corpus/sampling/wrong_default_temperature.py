@@ -3,6 +3,7 @@
 # must-pass: sum-to-one non-negative greedy top-k top-p token-id reproducible stable bad-input input-unchanged
 # mistake: a default temperature of 0.7 (a common chat setting) where the documented default is 1.0, so a call that
 #          leaves the temperature out is sharpened
+# diagnosis: default-temperature
 import numpy as np
 
 

@@ -3,6 +3,7 @@
 # must-pass: sum-to-one non-negative greedy top-k top-p token-id reproducible bad-input input-unchanged
 # mistake: treats every temperature below 0.05 as greedy ("too sharp to matter"), but temperature 0.01 is a real
 #          distribution when the top logits are within a few hundredths of each other
+# diagnosis: small-temperature-greedy
 import numpy as np
 
 

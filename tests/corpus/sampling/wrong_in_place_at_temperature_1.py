@@ -3,6 +3,7 @@
 # must-pass: sum-to-one non-negative temperature greedy top-k top-p token-id reproducible stable bad-input
 # mistake: skips the division at temperature 1 ("nothing to do") and then shifts by the maximum in place, so at the
 #          default temperature the caller's logits are rewritten (any other temperature makes a new array first)
+# diagnosis: in-place-temperature
 import numpy as np
 
 

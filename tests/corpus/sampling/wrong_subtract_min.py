@@ -3,6 +3,7 @@
 # must-pass: sum-to-one non-negative temperature greedy top-k top-p token-id reproducible bad-input input-unchanged
 # mistake: shifts logits / temperature by their MINIMUM before np.exp (a sign slip of the usual max trick), which
 #          overflows as soon as the logits span more than about 709 / temperature
+# diagnosis: subtract-min
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail top-k
 # must-pass: temperature greedy top-p stable distribution
 # mistake: top-k with np.argpartition(-p, top_k) crashes when top_k >= V (kth out of bounds) instead of keeping every token
+# diagnosis: top-k-at-vocabulary-size
 import numpy as np
 
 

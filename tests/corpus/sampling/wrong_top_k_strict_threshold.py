@@ -3,6 +3,7 @@
 # must-pass: sum-to-one non-negative temperature greedy top-p token-id reproducible stable bad-input input-unchanged
 # mistake: keeps the tokens strictly more probable than the (k+1)-th: right without ties, but a tie at the k-th
 #          place drops both tied tokens and keeps k - 1
+# diagnosis: top-k-strict-threshold
 import numpy as np
 
 

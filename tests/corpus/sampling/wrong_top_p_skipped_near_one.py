@@ -3,6 +3,7 @@
 # must-pass: sum-to-one non-negative temperature greedy top-k token-id reproducible stable bad-input input-unchanged
 # mistake: skips the nucleus filter for top_p >= 0.99 ("it keeps almost everything anyway"), so the tail that holds
 #          less than 1% of the mass is never cut
+# diagnosis: top-p-skipped-near-one
 import numpy as np
 
 

@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail shape axis
+# diagnosis: index-broadcast-2d
 # mistake: broadcasts the row max and sum back with [:, None], which only works for 2-D input and the last axis
 # must-pass: stable
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail stable masked-entries
+# diagnosis: clips-scores
 # mistake: clips the scores to avoid overflow, which changes the answer
 import numpy as np
 

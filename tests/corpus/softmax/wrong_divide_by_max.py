@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail sum-to-one matches-reference
+# diagnosis: divide-by-max
 # mistake: normalises by the largest exponential instead of the sum
 # must-pass: stable masked-entries
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail matches-reference
+# diagnosis: float16-arithmetic
 # must-pass: masked-entries
 # mistake: computes in float16 to save memory; three significant digits are not enough
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail matches-reference
+# diagnosis: float32-arithmetic
 # must-pass: masked-entries
 # mistake: casts to float32 "for speed", so float64 inputs lose half their digits (low-precision arithmetic)
 import numpy as np

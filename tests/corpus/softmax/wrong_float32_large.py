@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail matches-reference
+# diagnosis: float32-arithmetic
 # must-pass: shape sum-to-one non-negative stable masked-entries axis input-unchanged
 # mistake: halves the memory of big score tensors by computing in float32 above 32k entries, then casts back, so
 #          large inputs lose half their digits although the result is float64

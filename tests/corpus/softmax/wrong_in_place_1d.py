@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail input-unchanged
+# diagnosis: modifies-input-1d
 # must-pass: shape sum-to-one non-negative matches-reference stable masked-entries axis
 # mistake: a fast path for a single vector that works in place (z -= max; np.exp(z, out=z)), so a 1-D caller's
 #          scores are overwritten; arrays of two or more axes are copied

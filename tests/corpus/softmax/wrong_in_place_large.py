@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail input-unchanged
+# diagnosis: modifies-input-large
 # must-pass: shape sum-to-one non-negative matches-reference stable masked-entries axis
 # mistake: saves memory on big arrays by writing into the input (np.subtract(..., out=z)); small ones are copied
 import numpy as np

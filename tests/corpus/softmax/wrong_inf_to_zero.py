@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail masked-entries
+# diagnosis: unmasks-inf
 # mistake: "cleans" -inf to 0 before the softmax, unmasking the blocked positions
 # must-pass: stable
 import numpy as np

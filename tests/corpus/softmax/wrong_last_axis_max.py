@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail axis stable
+# diagnosis: max-along-last-axis
 # must-pass: shape sum-to-one non-negative masked-entries input-unchanged
 # mistake: normalises along `axis` but subtracts the maximum along the last axis, which is not constant along `axis`
 import numpy as np

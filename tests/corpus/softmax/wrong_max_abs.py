@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail stable masked-entries
+# diagnosis: shift-by-max-magnitude
 # mistake: subtracts the largest magnitude; a row of large negative scores underflows to 0/0
 import numpy as np
 

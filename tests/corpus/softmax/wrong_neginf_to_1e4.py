@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail masked-entries
+# diagnosis: neginf-to-finite
 # mistake: replaces -inf with -1e4 (a half-precision habit), which is not small enough next to scores near -1e4
 # must-pass: stable
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail stable masked-entries
+# diagnosis: shift-by-first
 # mistake: shifts every slice by its first entry instead of its maximum; a later, larger entry still overflows
 import numpy as np
 

@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail stable
+# diagnosis: shift-by-median
 # must-pass: shape sum-to-one non-negative matches-reference axis input-unchanged
 # mistake: shifts each slice by its median ("robust to one outlier"), so an entry far above the median still
 #          overflows exp

@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail stable
+# diagnosis: stable-only-2d
 # must-pass: shape sum-to-one non-negative matches-reference axis input-unchanged
 # mistake: subtracts the row maximum only on the 2-D, last-axis path it was tested on; 1-D, batched input and other
 #          axes go through the naive formula and overflow at large scores

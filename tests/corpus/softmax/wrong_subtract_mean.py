@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail stable masked-entries
+# diagnosis: shift-by-mean
 # mistake: subtracts each slice's mean instead of its maximum, so a wide slice still overflows
 import numpy as np
 

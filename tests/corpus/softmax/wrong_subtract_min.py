@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail stable
+# diagnosis: shift-by-min
 # must-pass: shape sum-to-one non-negative axis input-unchanged
 # mistake: subtracts each slice's minimum instead of its maximum, so a wide slice still overflows
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail input-unchanged
+# diagnosis: scale-folded-in-place
 # must-pass: stable scale
 # mistake: divides q by sqrt(d_k) in place, changing the caller's array
 import numpy as np

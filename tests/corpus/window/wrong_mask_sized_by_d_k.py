@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail shape
+# diagnosis: mask-from-d-k
 # must-pass: stable
 # mistake: builds the mask from q.shape[1] (d_k) instead of the sequence length T
 import numpy as np

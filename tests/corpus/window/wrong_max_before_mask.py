@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail stable
+# diagnosis: max-before-mask
 # must-pass: mask row-counts shape sum-to-one blocked-zero window-one equals-causal prefix scale bad-input input-unchanged
 # mistake: takes each row's max over ALL scores (blocked ones included), then zeroes the blocked exps; a blocked key scoring far higher underflows the open ones to 0/0
 import numpy as np

@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail bad-input
+# diagnosis: validates-zero-only
 # must-pass: mask row-counts shape sum-to-one window-one equals-causal prefix scale stable matches-reference input-unchanged
 # mistake: validates with `if window == 0`, so a negative window slips through and silently blocks everything
 import numpy as np

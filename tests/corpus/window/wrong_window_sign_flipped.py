@@ -1,5 +1,6 @@
 # attnprep: window
 # expect: fail mask row-counts
+# diagnosis: window-sign-flipped
 # must-pass: shape sum-to-one equals-causal prefix scale bad-input input-unchanged
 # mistake: writes the window condition as j - i >= window instead of i - j >= window, so it only re-blocks the future and the past is never cut off
 import numpy as np

@@ -2,6 +2,7 @@
 # expect: fail input-unchanged
 # mistake: subtracts the row maximum from the caller's logits in place
 # must-pass: stable
+# diagnosis: in-place-shift
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail uniform matches-reference
 # must-pass: stable shift-invariant bad-input input-unchanged
 # mistake: returns the mean log-probability of the targets, forgetting the minus sign of -log p
+# diagnosis: missing-minus
 import numpy as np
 
 

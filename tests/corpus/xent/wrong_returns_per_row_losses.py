@@ -2,6 +2,7 @@
 # expect: fail mean matches-reference
 # must-pass: bad-input input-unchanged
 # mistake: returns the vector of N per-row losses instead of their mean
+# diagnosis: per-row-losses
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail bad-input
 # mistake: range check with targets > V instead of >= V: a target equal to V slips through and NumPy raises IndexError
 # must-pass: stable
+# diagnosis: target-range-off-by-one
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail bad-input
 # must-pass: uniform confident stable shift-invariant mean matches-reference input-unchanged
 # mistake: checks targets > V instead of targets >= V, so a target of exactly V slips through to the indexing (IndexError)
+# diagnosis: target-range-off-by-one
 import numpy as np
 
 

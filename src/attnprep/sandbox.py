@@ -1,0 +1,462 @@
+"""Where a worker runs: inside bubblewrap when it can start there, else as a hardened plain process.
+
+With bubblewrap (`bwrap`, Linux) the worker gets new user, pid, network, ipc,
+uts and cgroup namespaces, no capabilities, and a file system of its own: a
+read-only view of the Python interpreter, the system libraries and NumPy
+(bound at a neutral path), private tmpfs /tmp, HOME and /dev/shm of capped
+size, a fresh read-only /proc and a minimal /dev. Nothing of the package, its
+exercise data (graders and references), the progress directory or the user's
+files is visible. Where bwrap is missing or cannot start (macOS, Windows,
+containers without user namespaces) the worker runs as a plain process with
+hard limits, and `check` says so once on stderr.
+
+Either way the worker announces nothing: it runs the base interpreter with
+`-I -S` from a neutral temporary directory, NumPy is reached through a
+neutral path, and its code arrives through the pipe (see worker.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from attnprep.errors import AttnprepError
+
+MODES = ("auto", "required", "off")
+MEMORY_LIMIT = 2 * 1024**3
+# Within the sandbox's own user namespace this caps the worker's processes and threads (not for
+# root, whom the kernel exempts; a cgroup then caps them where one can be had).
+PROCESS_LIMIT = 64
+TMPFS_BYTES = 64 * 1024 * 1024
+SHM_BYTES = 16 * 1024 * 1024
+# Top-level packages a candidate may import besides the standard library.
+EXPOSED = ("numpy",)
+# Inside the sandbox: where the exposed packages, HOME and the working directory are.
+SITE, HOME = "/site-packages", "/home/user"
+# Variables the worker may inherit: enough to run NumPy the way the parent does, nothing about the user.
+_ENV_KEEP = ("LANG", "LC_ALL", "SYSTEMROOT", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+# Run as `python -I -S -c BOOT fd_in ...`: reads the worker's source from fd_in and runs it.
+BOOT = ("import os,sys\n"
+        "def _r(n):\n"
+        " b=b''\n"
+        " while len(b)<n:\n"
+        "  c=os.read(int(sys.argv[1]),n-len(b))\n"
+        "  if not c:os._exit(0)\n"
+        "  b+=c\n"
+        " return b\n"
+        "exec(compile(_r(int.from_bytes(_r(8),'big')),'<string>','exec',dont_inherit=True,optimize=2))\n")
+
+
+class SandboxUnavailable(AttnprepError):
+    """--sandbox required, and bubblewrap cannot run the worker here."""
+
+    hint = ("install bubblewrap (`apt install bubblewrap`, `dnf install bubblewrap`), allow unprivileged user "
+            "namespaces, or pass --sandbox off to grade without a sandbox")
+
+
+@dataclass
+class _State:
+    mode: str = "auto"
+    broken: str | None = None  # why bwrap cannot run the worker here, once found out
+    probed: bool = False
+    guarded: bool = False
+    noted: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_state = _State()
+
+
+def set_mode(mode: str) -> None:
+    """auto: bwrap where it starts, else the fallback; required: bwrap or exit 2; off: never bwrap."""
+    if mode not in MODES:
+        raise ValueError(mode)
+    _state.mode = mode
+
+
+def mode() -> str:
+    return _state.mode
+
+
+def bwrap_path() -> str | None:
+    """bwrap from ATTNPREP_BWRAP (a path; empty: none), else from PATH; Linux only."""
+    if not sys.platform.startswith("linux"):
+        return None
+    chosen = os.environ.get("ATTNPREP_BWRAP")
+    if chosen is not None:
+        return chosen if chosen and os.access(chosen, os.X_OK) else None
+    return shutil.which("bwrap")
+
+
+def unavailable_reason() -> str | None:
+    """Why the next worker will not be sandboxed, or None if it will be tried in bwrap."""
+    if _state.mode == "off":
+        return "--sandbox off"
+    if not sys.platform.startswith("linux"):
+        return f"bubblewrap exists only on Linux, not on {sys.platform}"
+    if _state.broken:
+        return _state.broken
+    if bwrap_path() is None:
+        if os.environ.get("ATTNPREP_BWRAP") is not None:
+            return f"ATTNPREP_BWRAP={os.environ['ATTNPREP_BWRAP']!r} is not an executable"
+        return "bwrap (bubblewrap) is not installed"
+    return None
+
+
+def mark_broken(reason: str) -> None:
+    """bwrap failed to start a worker: remember why, and never try it again in this process."""
+    with _state.lock:
+        if _state.broken is None:
+            _state.broken = reason
+
+
+def note_once() -> str | None:
+    """The one-line notice that grading ran without a sandbox, the first time it applies; else None."""
+    reason = unavailable_reason()
+    with _state.lock:
+        if reason is None or _state.noted:
+            return None
+        _state.noted = True
+    return (f"grading without a sandbox ({reason}): your file runs as you, with your files in reach; "
+            "see 'How grading is isolated' in the README")
+
+
+def probe() -> str | None:
+    """Start bwrap once with the worker's own layout (a few ms); why no sandbox is possible, or None."""
+    reason = unavailable_reason()
+    if reason is None and not _state.probed:
+        layout = _layout()
+        argv = _bwrap_argv(layout) + [layout.python, "-I", "-S", "-c", "pass"]
+        try:
+            proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, env=_env(True))
+            if proc.returncode != 0:
+                mark_broken(first_line(proc.stderr) or f"bwrap exited with code {proc.returncode}")
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            mark_broken(f"bwrap could not be started: {exc}")
+        _state.probed = True
+        reason = unavailable_reason()
+    return reason
+
+
+def require() -> None:
+    """For --sandbox required: raise SandboxUnavailable (exit 2) unless bwrap can run the worker here."""
+    if _state.mode != "required":
+        return
+    reason = probe()
+    if reason is not None:
+        raise SandboxUnavailable(f"--sandbox required, but no sandbox is possible here: {reason}")
+
+
+def first_line(data: bytes) -> str:
+    for line in data.decode("utf-8", "replace").splitlines():
+        if line.strip():
+            return line.strip()[:300]
+    return ""
+
+
+# -- the file-system layout ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Layout:
+    python: str  # the base interpreter (never a venv's, whose path may name the project)
+    prefixes: tuple[str, ...]  # read-only: the interpreter's installation
+    packages: tuple[tuple[str, str], ...]  # (host dir, name under SITE)
+    hidden: tuple[str, ...]  # directories covered by an empty tmpfs inside what is bound
+
+
+_layout_cache: list[_Layout] = []
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _under(path: str, roots: tuple[str, ...] | list[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def _find_package(name: str) -> str | None:
+    """Where a top-level package is, from sys.path (cheaper than the import machinery, and the same answer
+    for a package installed as files)."""
+    for entry in sys.path:
+        where = os.path.join(entry or ".", name)
+        if os.path.isfile(os.path.join(where, "__init__.py")):
+            return _real(where)
+    import importlib.util  # an unusual installation: ask the import system
+
+    spec = importlib.util.find_spec(name)
+    return _real(list(spec.submodule_search_locations)[0]) if spec and spec.submodule_search_locations else None
+
+
+def _layout() -> _Layout:
+    """What the sandbox binds and hides, worked out once per process (before the first worker starts)."""
+    if _layout_cache:
+        return _layout_cache[0]
+    import site
+
+    python = _real(getattr(sys, "_base_executable", None) or sys.executable)
+    prefixes = sorted({_real(sys.base_prefix), _real(sys.base_exec_prefix)})
+    packages = []
+    for name in EXPOSED:
+        where = _find_package(name)
+        if where is None:
+            continue
+        packages.append((where, name))
+        libs = os.path.join(os.path.dirname(where), f"{name}.libs")  # vendored shared libraries of the wheel
+        if os.path.isdir(libs):
+            packages.append((_real(libs), f"{name}.libs"))
+    bound = ["/usr", *prefixes]
+    # Every site-packages of the bound interpreter (attnprep may be installed there, graders and all), the
+    # package's own data, the progress directory and HOME, wherever they fall inside what is bound.
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    hidden = {_real(p) for p in site.getsitepackages(prefixes)}
+    for root in ("/usr/lib", "/usr/local/lib", *(os.path.join(p, "lib") for p in prefixes)):
+        for sub in (f"{version}/site-packages", f"{version}/dist-packages", "python3/dist-packages",
+                    "python3/site-packages"):
+            hidden.add(_real(os.path.join(root, sub)))
+    hidden.update(_real(p) for p in _private_dirs())
+    hidden_dirs = tuple(sorted(h for h in hidden if _under(h, bound) and os.path.isdir(h)))
+    _layout_cache.append(_Layout(python, tuple(prefixes), tuple(packages), hidden_dirs))
+    return _layout_cache[0]
+
+
+def _private_dirs() -> list[str]:
+    """HOME, the progress directory (ATTNPREP_HOME, else under HOME or XDG_DATA_HOME) and the package's data."""
+    found = [os.path.expanduser("~")]
+    for var in ("ATTNPREP_HOME", "XDG_DATA_HOME", "LOCALAPPDATA"):
+        if os.environ.get(var):
+            found.append(os.path.expanduser(os.environ[var]))
+    here = os.path.dirname(os.path.abspath(__file__))
+    found.append(here)  # the package itself
+    for root in (os.path.join(here, "_data"), os.path.dirname(os.path.dirname(here))):  # wheel, checkout
+        found += [os.path.join(root, part) for part in ("exercises", "grader", "solutions")]
+    return found
+
+
+def _bwrap_argv(layout: _Layout) -> list[str]:
+    bwrap = bwrap_path() or "bwrap"
+    argv = [bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--hostname", "localhost"]
+    # Private writable places first, so that binds below may land inside them.
+    argv += ["--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", "--size", str(TMPFS_BYTES), "--tmpfs", "/home",
+             "--dir", HOME]
+    argv += ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            argv += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            argv += ["--ro-bind", top, top]
+    for etc in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime"):
+        argv += ["--ro-bind-try", etc, etc]
+    for prefix in layout.prefixes:
+        if not _under(prefix, ["/usr"]):
+            argv += ["--ro-bind", prefix, prefix]
+    for hidden in layout.hidden:
+        argv += ["--size", "4096", "--tmpfs", hidden, "--remount-ro", hidden]
+    for host, name in layout.packages:
+        argv += ["--ro-bind", host, f"{SITE}/{name}"]
+    argv += ["--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev",
+             "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
+             "--remount-ro", "/", "--chdir", HOME]
+    return argv
+
+
+def _env(sandboxed: bool, home: str = HOME) -> dict[str, str]:
+    env = {k: os.environ[k] for k in _ENV_KEEP if k in os.environ}
+    if sandboxed:
+        path = "/usr/local/bin:/usr/bin:/bin"
+    else:  # nothing on PATH that names the project (a venv's bin, a checkout)
+        path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                               if p and "attnprep" not in p.lower())
+    env.update(PATH=path, HOME=home, TMPDIR="/tmp" if sandboxed else home, **_THREADS)
+    return env
+
+
+def _guard_parent() -> None:
+    """Without the sandbox, make attnprep itself non-dumpable (Linux).
+
+    Processes of the same user, the candidate among them, can then neither read its /proc/PID/environ
+    (where ATTNPREP_HOME is), fd/ (its stdout) or mem, nor ptrace it. Root is exempt: a candidate run by
+    root still can (a documented limit). Set once; a later exec of attnprep starts dumpable again.
+    """
+    if _state.guarded or not sys.platform.startswith("linux"):
+        return
+    _state.guarded = True
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
+# -- one worker's launch ------------------------------------------------------------
+
+@dataclass
+class Launch:
+    """How to spawn one worker: its command line, environment and working directory."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+    sandboxed: bool
+    scratch: str | None = None  # a temporary directory of the fallback, removed by cleanup()
+
+    def cleanup(self) -> None:
+        if self.scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
+
+
+def launch(fd_in: int, fd_out: int, cpu_seconds: int, warm: bool = False) -> Launch:
+    """The command that starts a worker reading fd_in and writing fd_out, sandboxed where possible."""
+    layout = _layout()
+    sandboxed = unavailable_reason() is None
+    tail = [str(fd_in), str(fd_out), str(MEMORY_LIMIT), str(cpu_seconds),
+            str(PROCESS_LIMIT if sandboxed else 0), "1" if warm else "0"]
+    if sandboxed:
+        return Launch(_bwrap_argv(layout) + [layout.python, "-I", "-S", "-c", BOOT, *tail, SITE], _env(True),
+                      "/", True)
+    import tempfile
+
+    _guard_parent()
+    scratch = tempfile.mkdtemp()  # a neutral name: tmpXXXXXXXX
+    site = os.path.join(scratch, "site-packages")
+    os.mkdir(site)
+    for host, name in layout.packages:
+        try:
+            os.symlink(host, os.path.join(site, name))
+        except OSError:  # no symlinks (Windows without the privilege): the real path, name and all
+            site = os.path.dirname(host)
+            break
+    python = layout.python if os.name == "posix" else sys.executable
+    return Launch([python, "-I", "-S", "-c", BOOT, *tail, site], _env(False, scratch), scratch, False, scratch)
+
+
+# -- cgroup v2: caps on the whole worker tree where a cgroup can be had -----------------
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+_cgroup_state: dict[str, object] = {"reason": None, "count": 0}
+
+
+class Cgroup:
+    """A child cgroup (v2) of our own: memory and process caps on everything the worker starts.
+
+    It can be had where our cgroup delegates the memory and pids controllers to children (a systemd
+    unit with Delegate=yes, a container given its own cgroup) or as root. The worker's processes are
+    moved in by the parent when the worker is ready, before the candidate loads.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def create(cls, memory_bytes: int = MEMORY_LIMIT, processes: int = PROCESS_LIMIT,
+               root: Path = CGROUP_ROOT) -> Cgroup | None:
+        """A fresh capped cgroup, or None (the reason is kept for cgroup_reason())."""
+        if _cgroup_state["reason"] is not None:
+            return None
+        reason = None
+        try:
+            base = _own_cgroup(root)
+            if base is None:
+                reason = f"no cgroup v2 hierarchy at {root}"
+            else:
+                _cgroup_state["count"] = int(_cgroup_state["count"]) + 1
+                # A neutral name: the candidate may read /proc/self/cgroup.
+                child = base / f"job-{os.getpid()}-{_cgroup_state['count']}"
+                child.mkdir()
+                group = cls(child)
+                if not ((child / "memory.max").exists() and (child / "pids.max").exists()):
+                    try:
+                        (base / "cgroup.subtree_control").write_text("+memory +pids")
+                    except OSError:
+                        pass
+                if (child / "memory.max").exists() and (child / "pids.max").exists():
+                    (child / "memory.max").write_text(str(memory_bytes))
+                    (child / "pids.max").write_text(str(processes))
+                    for optional, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
+                        try:
+                            (child / optional).write_text(value)
+                        except OSError:
+                            pass
+                    return group
+                group.remove()
+                reason = f"the memory and pids controllers are not delegated to {base}"
+        except OSError as exc:
+            reason = f"cannot create a cgroup: {exc.strerror or exc}"
+        _cgroup_state["reason"] = reason
+        return None
+
+    def add(self, pid: int) -> bool:
+        try:
+            (self.path / "cgroup.procs").write_text(str(pid))
+            return True
+        except OSError:
+            return False
+
+    def peak(self) -> int | None:
+        """memory.peak: the most the tree has used since it joined (Linux 5.19+)."""
+        try:
+            return int((self.path / "memory.peak").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def pids(self) -> list[int]:
+        try:
+            return [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return []
+
+    def kill(self) -> None:
+        """SIGKILL everything in the cgroup, setsid escapees included (cgroup.kill, Linux 5.14+)."""
+        import signal
+
+        try:
+            (self.path / "cgroup.kill").write_text("1")
+            return
+        except OSError:
+            pass
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def remove(self) -> None:
+        import time
+
+        for _ in range(200):  # the cgroup can go once its last process is gone
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                self.kill()
+                time.sleep(0.005)
+
+
+def _own_cgroup(root: Path) -> Path | None:
+    if not (root / "cgroup.controllers").exists():
+        return None
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if line.startswith("0::"):
+            return root / line[3:].lstrip("/")
+    return None
+
+
+def cgroup_reason() -> str | None:
+    """Why workers get no cgroup caps here (None until a cgroup was tried, or when they do)."""
+    return _cgroup_state["reason"]  # type: ignore[return-value]

@@ -1,0 +1,36 @@
+# attnprep: moe
+# expect: pass
+# style: the last k columns of an ascending argsort, reversed (among equal logits the higher expert id comes first,
+#        unlike a stable argsort of the negated logits); gates through log-sum-exp
+
+import numpy as np
+
+
+def _softmax(z, axis=-1):
+    z = z - z.max(axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def route_top_k(x, W_router, k):
+    logits = np.asarray(x, dtype=np.float64) @ np.asarray(W_router, dtype=np.float64)
+    E = logits.shape[1]
+    if not 1 <= k <= E:
+        raise ValueError(f"k must be in 1..{E}, got {k}")
+    idx = np.argsort(logits, axis=1)[:, ::-1][:, :k]
+    top = np.take_along_axis(logits, idx, axis=1)
+    lse = top[:, :1] + np.log(np.exp(top - top[:, :1]).sum(axis=1, keepdims=True))
+    return idx, np.exp(top - lse)
+
+
+def load_balance_loss(router_logits, expert_idx, n_experts):
+    router_logits = np.asarray(router_logits, dtype=np.float64)  # (T, E)
+    expert_idx = np.asarray(expert_idx)  # (T, k)
+    # f_e: the share of all T*k assignments that went to expert e (every column counts).
+    counts = np.bincount(expert_idx.ravel(), minlength=n_experts)
+    f = counts / expert_idx.size
+    # P_e: the router's probability for e, softmax over all E experts, averaged over tokens.
+    P = _softmax(router_logits, axis=-1).mean(axis=0)
+    # Uniform P (1/E each) gives E * sum_e f_e / E = 1, whatever f is; the loss
+    # grows when the experts that receive the most tokens also get the most probability.
+    return float(n_experts * np.sum(f * P))

@@ -1,0 +1,22 @@
+# attnprep: window
+# expect: fail stable
+# diagnosis: shift-by-diagonal
+# mistake: shifts each row by its diagonal score (always in the window) instead of the row's maximum
+# must-pass: scale sum-to-one blocked-zero prefix matches-reference
+import numpy as np
+
+
+def sliding_window_mask(T, window):
+    if window < 1:
+        raise ValueError("window must be >= 1")
+    i, j = np.indices((T, T))
+    return (j > i) | (i - j >= window)
+
+
+def window_attention(q, k, v, window):
+    m = sliding_window_mask(q.shape[0], window)
+    s = q @ k.T / np.sqrt(q.shape[1])
+    s = np.where(m, -np.inf, s - np.diag(s)[:, None])
+    e = np.exp(s)
+    w = e / e.sum(axis=1, keepdims=True)
+    return w @ v, w
