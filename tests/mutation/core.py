@@ -320,6 +320,11 @@ def run(mutants: list[Mutant], *, jobs: int = 2, timeout: float = 10.0, seed: in
         try:
             status, failed = grade_source(mutant.slug, source, seed=seed, timeout=timeout)
             outcome, entry = classify(mutant, status, entries)
+            if outcome == CONTRADICTED:
+                # Graded once more before a person is asked to look: under a heavily loaded test run a worker
+                # can fail to start (a load error before any invariant ran), which says nothing of the grader.
+                status, failed = grade_source(mutant.slug, source, seed=seed, timeout=timeout)
+                outcome, entry = classify(mutant, status, entries)
         except Exception as exc:  # noqa: BLE001 - an attnprep bug on one mutant must not lose the run
             # attnprep itself broke: neither killed nor explained, so a person must look.
             status, failed = "internal", [f"attnprep raised {type(exc).__name__}: {exc}"]
