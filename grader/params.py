@@ -8,7 +8,7 @@ from attnprep.ladders import at_rung
 FUNCTIONS = ("count_params", "weights_gib")
 
 NAMES = ("vocab_size", "d_model", "n_layers", "n_heads", "n_kv_heads", "head_dim", "d_ff")
-# Llama 3 8B (DOMAIN.md): the configuration every learner can check by hand.
+# Llama 3 8B, the published configuration: the configuration every learner can check by hand.
 SEED = dict(zip(NAMES, (128_256, 4_096, 32, 32, 8, 128, 14_336), strict=True))
 SEED_TOTAL = 8_030_261_248
 SEED_ROWS = {"token embedding": 525_336_576, "attention Q": 536_870_912, "attention K and V": 268_435_456,

@@ -35,9 +35,9 @@ from attnprep.wire import Unsupported
 FUNCTIONS = ("sampling_probs", "sample")
 
 # The worked example of the instructions and the figures it must reproduce.
-DOMAIN_LOGITS = np.array([8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0])
-DOMAIN_TOP = {0.5: 0.9264, 1.0: 0.7155, 1.5: 0.5495}  # top token's probability at each temperature
-DOMAIN_TEXT = "the example logits [8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0]"
+EXAMPLE_LOGITS = np.array([8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0])
+EXAMPLE_TOP = {0.5: 0.9264, 1.0: 0.7155, 1.5: 0.5495}  # top token's probability at each temperature
+EXAMPLE_TEXT = "the example logits [8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0]"
 
 # Random top_p values stay this far from every cumulative sum, so that rounding
 # in a different (correct) order of operations can never flip a token in or out.
@@ -251,11 +251,11 @@ def non_negative(cand, ref, rng):
 
 @invariant("temperature", "temperature divides the logits before the softmax (the example's figures)")
 def temperature(cand, ref, rng):
-    for t, figure in DOMAIN_TOP.items():
-        out, label = _probs(cand, DOMAIN_LOGITS, what="the example logits", temperature=t)
+    for t, figure in EXAMPLE_TOP.items():
+        out, label = _probs(cand, EXAMPLE_LOGITS, what="the example logits", temperature=t)
         if not abs(out[0] - figure) < 5e-5:
             raise Fail(f"{label}: the top token has probability {fmt(out[0])}, expected {figure} "
-                       f"(softmax of logits / temperature, for {DOMAIN_TEXT})")
+                       f"(softmax of logits / temperature, for {EXAMPLE_TEXT})")
     for t in (0.25, 0.6, 2.0, 4.0):
         logits = rng.normal(scale=1.5, size=int(rng.integers(3, 9)))
         out, label = _probs(cand, logits, temperature=t)
@@ -369,21 +369,21 @@ def _top_p_case(cand, ref, logits, what, t, k, p, text, before_p=None):
 
 @invariant("top-p", "top_p keeps the smallest most-probable set reaching p (after top-k) and renormalises")
 def top_p(cand, ref, rng):
-    # DOMAIN.md: at T=1, top_p=0.9 keeps exactly 2 of the 8 tokens; the other 6 hold 0.0895 of the mass.
+    # The example logits: at T=1, top_p=0.9 keeps exactly 2 of the 8 tokens; the other 6 hold 0.0895 of the mass.
     # Reversed, the two most probable tokens come last in vocabulary order.
-    for logits, what in ((DOMAIN_LOGITS, "the example logits"),
-                         (DOMAIN_LOGITS[::-1].copy(), "the example logits reversed")):
+    for logits, what in ((EXAMPLE_LOGITS, "the example logits"),
+                         (EXAMPLE_LOGITS[::-1].copy(), "the example logits reversed")):
         _top_p_case(cand, ref, logits, what, 1.0, None, 0.9, "")
     # With top_k=3 at T=1.5 the three survivors hold 0.8654 of the mass; renormalised, the first two already
     # reach 0.8, whereas measured on the softmax before top-k it takes all three.
-    _top_p_case(cand, ref, DOMAIN_LOGITS, "the example logits", 1.5, 3, 0.8,
+    _top_p_case(cand, ref, EXAMPLE_LOGITS, "the example logits", 1.5, 3, 0.8,
                 " (top-p is measured on the distribution top-k leaves, renormalised, not on the softmax before it)")
     # top_p = 1.0 keeps every token (after top_k). Rounding often leaves the running total a hair below 1.0
-    # here (DOMAIN.md logits at T=1, 1.3 and 4, [1, 2, 3], 0..7 at T=3): a cut that is looked for only among the
+    # here (the example logits at T=1, 1.3 and 4, [1, 2, 3], 0..7 at T=3): a cut that is looked for only among the
     # sums reaching top_p (np.argmax(cum >= p) gives 0 when none does) then keeps one token. Every probability
     # is 5e-4 or more, so no rounding (not even float32's) can make the total reach 1 before the last token.
-    full = [(DOMAIN_LOGITS, "the example logits", 1.0, None), (DOMAIN_LOGITS, "the example logits", 1.3, None),
-            (DOMAIN_LOGITS, "the example logits", 4.0, None), (DOMAIN_LOGITS[::-1].copy(), "the example logits "
+    full = [(EXAMPLE_LOGITS, "the example logits", 1.0, None), (EXAMPLE_LOGITS, "the example logits", 1.3, None),
+            (EXAMPLE_LOGITS, "the example logits", 4.0, None), (EXAMPLE_LOGITS[::-1].copy(), "the example logits "
             "reversed", 1.0, 5), (np.array([1.0, 2.0, 3.0]), "logits", 1.0, None),
             (np.array([1.0, 2.0, 3.0]), "logits", 2.0, None), (np.arange(8.0), "logits", 3.0, None),
             (np.arange(12.0), "logits", 3.0, 6)]
@@ -502,14 +502,14 @@ def matches_reference(cand, ref, rng):
                     context="logits near 3,000 off float32's grid: is everything computed in float64 at this size?")
     first_failing([Rung(f"V = {LARGE_V:,}", {}), Rung(f"V = {LARGE_V:,} with top_k and top_p",
                                                        {"temperature": 0.8, "top_k": 50, "top_p": None})], judge)
-    for logits, t, k in ((DOMAIN_LOGITS, 1.0, None), (np.arange(12.0), 3.0, None), (np.arange(10.0), 1.0, 4)):
+    for logits, t, k in ((EXAMPLE_LOGITS, 1.0, None), (np.arange(12.0), 3.0, None), (np.arange(10.0), 1.0, 4)):
         out, label = _probs(cand, logits, **_kwargs(t, k, 1.0))
         check_close(out, ref.sampling_probs(logits, t, k, 1.0), label, context="top_p=1.0 keeps every token")
-    # The order of the steps: top_p=0.9 keeps 1 DOMAIN.md token at T=0.5, 2 at T=1 and 5 at T=2 (measured after
+    # The order of the steps: top_p=0.9 keeps 1 example token at T=0.5, 2 at T=1 and 5 at T=2 (measured after
     # the temperature), and top_k=3 then top_p=0.8 keeps 2 at T=1.5 (measured after top-k, renormalised).
     for t, k, p in ((0.5, None, 0.9), (2.0, None, 0.9), (2.0, 6, 0.9), (1.5, 3, 0.8)):
-        out, label = _probs(cand, DOMAIN_LOGITS, what="the example logits", **_kwargs(t, k, p))
-        check_close(out, ref.sampling_probs(DOMAIN_LOGITS, t, k, p), label)
+        out, label = _probs(cand, EXAMPLE_LOGITS, what="the example logits", **_kwargs(t, k, p))
+        check_close(out, ref.sampling_probs(EXAMPLE_LOGITS, t, k, p), label)
 
 
 @invariant("token-id", "sample returns one token id: a Python or NumPy integer in range(V)")
@@ -561,11 +561,11 @@ def distribution(cand, ref, rng):
     # repeated calls (`input-unchanged`): it is judged where that changes nothing, at temperature 1.
     n = 1500
     logits_b = rng.normal(scale=1.0, size=9)
-    cases = [(DOMAIN_LOGITS, {"temperature": 1.5, "top_k": 5}),
+    cases = [(EXAMPLE_LOGITS, {"temperature": 1.5, "top_k": 5}),
              (logits_b, {"temperature": 0.8, "top_k": 7,
                          "top_p": _safe_top_p(rng, ref, logits_b, 0.7, 0.9, 0.8, 7)}),
              (rng.normal(scale=0.8, size=6), {})]  # the default temperature, left out
-    spare = (DOMAIN_LOGITS / 1.5, {"temperature": 1.0, "top_k": 5})  # for a sample that changes its logits
+    spare = (EXAMPLE_LOGITS / 1.5, {"temperature": 1.0, "top_k": 5})  # for a sample that changes its logits
     n_tests = sum(len(logits) for logits, _ in cases) + len(spare[0])
     for logits, kw in cases:
         own = attempt(_probs, cand, logits, **kw)
@@ -793,29 +793,29 @@ def input_unchanged(cand, ref, rng):
 # and no two kept probabilities tie, so a different but correct order of operations gives the same tokens.
 
 def probes(rng):
-    reversed_logits = DOMAIN_LOGITS[::-1].copy()
-    near_1e4 = 1e4 + DOMAIN_LOGITS[[3, 0, 6, 1, 5, 2, 7, 4]]
+    reversed_logits = EXAMPLE_LOGITS[::-1].copy()
+    near_1e4 = 1e4 + EXAMPLE_LOGITS[[3, 0, 6, 1, 5, 2, 7, 4]]
     tied = np.array([1.0, 3.0, -0.5, 3.0, 2.0, -2.0])  # the first of two largest logits wins at temperature 0
     for logits, kw in (
-        (DOMAIN_LOGITS, {"temperature": 1.0, "top_p": 0.9}),  # keeps 2 tokens: cumulative 0.7155, 0.9105
+        (EXAMPLE_LOGITS, {"temperature": 1.0, "top_p": 0.9}),  # keeps 2 tokens: cumulative 0.7155, 0.9105
         (reversed_logits, {"temperature": 1.0, "top_p": 0.9}),  # the same, most probable last in the vocabulary
-        (DOMAIN_LOGITS, {"temperature": 1.5, "top_k": 3, "top_p": 0.8}),  # top-p on the top-k distribution
+        (EXAMPLE_LOGITS, {"temperature": 1.5, "top_k": 3, "top_p": 0.8}),  # top-p on the top-k distribution
         (reversed_logits, {"temperature": 1.0, "top_k": 2, "top_p": 0.77}),
-        (DOMAIN_LOGITS, {"temperature": 0.5}),
+        (EXAMPLE_LOGITS, {"temperature": 0.5}),
         (reversed_logits, {"temperature": 1.7, "top_p": 0.6}),
-        (DOMAIN_LOGITS, {"temperature": 0.7, "top_k": 3}),
+        (EXAMPLE_LOGITS, {"temperature": 0.7, "top_k": 3}),
         (reversed_logits, {"temperature": 1.3, "top_k": 5}),
         (tied, {"temperature": 0.0}),
-        (DOMAIN_LOGITS, {"temperature": 0, "top_k": 3, "top_p": 0.5}),
+        (EXAMPLE_LOGITS, {"temperature": 0, "top_k": 3, "top_p": 0.5}),
         (near_1e4, {"temperature": 1.0}),
         (near_1e4, {"temperature": 0.8, "top_k": 5}),
-        (DOMAIN_LOGITS, {"temperature": -0.5}),
+        (EXAMPLE_LOGITS, {"temperature": -0.5}),
         (reversed_logits, {"temperature": 1.0, "top_p": 1.5}),
         (np.array([3, 1, 4, 0, 2]), {"temperature": 0.8}),  # integer logits
-        (DOMAIN_LOGITS, {}),  # the default temperature
+        (EXAMPLE_LOGITS, {}),  # the default temperature
         (np.array([1.0, 1.01, 0.99, 0.5]), {"temperature": 0.01}),  # sharp, but not greedy
-        (DOMAIN_LOGITS, {"temperature": 1.0, "top_k": len(DOMAIN_LOGITS)}),  # top_k = V keeps every token
-        (DOMAIN_LOGITS, {"temperature": 1.0, "top_p": 0.993}),  # keeps 6 tokens: cumulative 0.9897, 0.9977
+        (EXAMPLE_LOGITS, {"temperature": 1.0, "top_k": len(EXAMPLE_LOGITS)}),  # top_k = V keeps every token
+        (EXAMPLE_LOGITS, {"temperature": 1.0, "top_p": 0.993}),  # keeps 6 tokens: cumulative 0.9897, 0.9977
         (np.array([-800.0, 0.0, 5.0]), {"temperature": 1.0}),  # spans more than exp can take, max small
         (np.array([5.0, 3.0, 1.0, 3.0]), {"temperature": 1.0, "top_k": 2}),  # a tie at the k-th place
     ):

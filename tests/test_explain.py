@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from attnprep import catalogue
 from attnprep.cli import app
 
-# Figures of ../shared/DOMAIN.md that an explanation of the exercise must quote.
+# Reference figures that an explanation of the exercise must quote.
 FIGURES = {
     "kvcache": ["131,072", "128 KiB", "122.07"],
     "params": ["8,030,261,248", "14.96", "70.2%"],
