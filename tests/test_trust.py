@@ -102,3 +102,29 @@ def test_summary_counts_groups_apart():
     assert rep.summary() == "1 passed, 2 failed, 1 not judged"
     assert rep.failed_ids == ["b", "d"]
     assert Report.status_of(rep.invariants) == "fail"
+
+
+def test_workers_started_from_many_threads_at_once_each_get_their_sources_once(monkeypatch):
+    """A cold start is slow to read the worker's sources: threads that start their first workers together must
+    not each add them to the shared bundle (a worker sent them twice took the extra copy for a frame and hung)."""
+    import threading
+    import time
+    from pathlib import Path
+
+    from attnprep import runner
+
+    monkeypatch.setattr(runner, "_bundle", [])
+    read = Path.read_bytes
+
+    def slow_read(self):
+        time.sleep(0.05)  # widen the window a cold disk opens
+        return read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", slow_read)
+    got: list[int] = []
+    threads = [threading.Thread(target=lambda: got.append(len(runner._sources()))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [2] * 8

@@ -34,7 +34,8 @@ MEMORY_LIMIT = sandbox.MEMORY_LIMIT
 OUTPUT_KEEP = 8 * 1024
 _HERE = Path(__file__).resolve().parent
 _LINUX = sys.platform.startswith("linux")
-_bundle: list[bytes] = []
+_bundle: list[tuple[bytes, ...]] = []  # the sources, read once
+_bundle_lock = threading.Lock()  # grade --jobs and dev check start workers from several threads
 
 
 class WorkerTimeout(Exception):
@@ -86,9 +87,12 @@ def cpu_limit(timeout: float) -> int:
 
 def _sources() -> list[bytes]:
     """The worker's code, sent through the pipe: worker.py, then the codec it runs."""
-    if not _bundle:
-        _bundle.extend((_HERE / name).read_bytes() for name in ("worker.py", "wire.py"))
-    return _bundle
+    # Under the lock, or two threads starting their first workers at once both fill the list, and a worker is
+    # sent its sources twice: the extra chunks then wait in the pipe as a bogus first frame, and it hangs.
+    with _bundle_lock:
+        if not _bundle:
+            _bundle.append(tuple((_HERE / name).read_bytes() for name in ("worker.py", "wire.py")))
+    return list(_bundle[0])
 
 
 # -- the replies' headers, field by field -----------------------------------------------
