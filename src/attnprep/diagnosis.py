@@ -5,7 +5,8 @@ kwargs), and functions marked with `@mistake`. A mistake is recognised when,
 on every probe of its function that tells it apart from the reference, the
 candidate's output matches the variant's (raising the same exception counts
 as matching) and so do the array arguments as the call left them, which is
-how an in-place mistake shows. The source is never read.
+how an in-place mistake shows. Integer results (counts, sizes, token ids) must be equal, floats close. The
+source is never read.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def mistakes_of(module: ModuleType) -> list[Callable]:
 
 
 def _leaves(value: Any) -> list[np.ndarray] | None:
-    """A result as a flat list of float arrays, or None if it is not numeric data."""
+    """A result as a flat list of arrays (integers kept as int64, the rest float64), or None if not numeric data."""
     if isinstance(value, (tuple, list)) and value and all(isinstance(v, (tuple, list, np.ndarray)) for v in value):
         out: list[np.ndarray] = []
         for v in value:
@@ -42,7 +43,7 @@ def _leaves(value: Any) -> list[np.ndarray] | None:
         return None
     if arr.dtype.hasobject or arr.dtype.kind not in "biuf":
         return None
-    return [arr.astype(np.float64)]
+    return [arr.astype(np.int64 if arr.dtype.kind in "iu" else np.float64)]
 
 
 def _same_args(a: Any, b: Any) -> bool:
@@ -73,7 +74,8 @@ def _same(a: Any, b: Any) -> bool:
     if la is None or lb is None or len(la) != len(lb):
         return False
     with np.errstate(all="ignore"):
-        return all(x.shape == y.shape and np.allclose(x, y, rtol=_RTOL, atol=_ATOL, equal_nan=True)
+        return all(x.shape == y.shape and (np.array_equal(x, y) if x.dtype.kind == y.dtype.kind == "i" else
+                                           np.allclose(x, y, rtol=_RTOL, atol=_ATOL, equal_nan=True))
                    for x, y in zip(la, lb, strict=True))
 
 
