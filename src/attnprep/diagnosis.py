@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from attnprep.grading import Candidate, CandidateError, Fail
+from attnprep.grading import Candidate, CandidateError, Fail, allclose
 
 _RTOL, _ATOL = 1e-5, 1e-8
 
@@ -75,7 +75,7 @@ def _same(a: Any, b: Any) -> bool:
         return False
     with np.errstate(all="ignore"):
         return all(x.shape == y.shape and (np.array_equal(x, y) if x.dtype.kind == y.dtype.kind == "i" else
-                                           np.allclose(x, y, rtol=_RTOL, atol=_ATOL, equal_nan=True))
+                                           allclose(x, y, rtol=_RTOL, atol=_ATOL, equal_nan=True))
                    for x, y in zip(la, lb, strict=True))
 
 
