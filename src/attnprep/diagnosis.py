@@ -104,14 +104,17 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
         except (CandidateError, Fail) as exc:
             answers.append(exc)
     found = []
+    rights: dict[int, Any] = {}  # the reference's outcome of each probe, computed once for all the variants
     for variant in variants:
         target = variant.mistake_fn or default_fn
         telling = 0
-        for (fn, args, kwargs), got in zip(probes, answers, strict=True):
+        for i, ((fn, args, kwargs), got) in enumerate(zip(probes, answers, strict=True)):
             if fn != target:
                 continue
             wrong = _run_local(variant, args, kwargs)
-            right = _run_local(getattr(ref, fn), args, kwargs)
+            if i not in rights:
+                rights[i] = _run_local(getattr(ref, fn), args, kwargs)
+            right = rights[i]
             if _same(wrong, right):
                 continue  # this probe cannot tell the mistake from the reference
             if not _same(got, wrong):
