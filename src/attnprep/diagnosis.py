@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from attnprep.grading import Candidate, CandidateError, Fail, allclose
+from attnprep.wire import RngSpec
 
 _RTOL, _ATOL = 1e-5, 1e-8
 
@@ -79,14 +80,26 @@ def _same(a: Any, b: Any) -> bool:
                    for x, y in zip(la, lb, strict=True))
 
 
+def _as_worker_sees(value: Any) -> Any:
+    """An rng stand-in as the worker builds it: a fresh np.random.default_rng(seed)."""
+    return np.random.default_rng(value.seed) if isinstance(value, RngSpec) else value
+
+
 def _run_local(fn: Callable, args: tuple, kwargs: dict) -> Any:
     """(result, the arguments as the call left them), or the exception it raised."""
-    copies, kw = copy.deepcopy(list(args)), copy.deepcopy(kwargs)
+    copies = [_as_worker_sees(a) for a in copy.deepcopy(list(args))]
+    kw = {k: _as_worker_sees(v) for k, v in copy.deepcopy(kwargs).items()}
     try:
         with np.errstate(all="ignore"):
             return fn(*copies, **kw), copies
     except Exception as exc:  # a variant that raises documents a crashing mistake
         return exc
+
+
+def _outcome(fn: Callable, args: tuple, kwargs: dict, first: Any = None) -> tuple[Any, bool]:
+    """The outcome of a local run, and whether two more runs repeat it (not when it draws fresh randomness)."""
+    first = _run_local(fn, args, kwargs) if first is None else first
+    return first, all(_same(first, _run_local(fn, args, kwargs)) for _ in range(2))
 
 
 def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.random.Generator) -> list[dict[str, str]]:
@@ -104,7 +117,7 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
         except (CandidateError, Fail) as exc:
             answers.append(exc)
     found = []
-    rights: dict[int, Any] = {}  # the reference's outcome of each probe, computed once for all the variants
+    rights: dict[int, tuple[Any, bool]] = {}  # the reference's outcome of each probe, once for all the variants
     for variant in variants:
         target = variant.mistake_fn or default_fn
         telling = 0
@@ -113,8 +126,10 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
                 continue
             wrong = _run_local(variant, args, kwargs)
             if i not in rights:
-                rights[i] = _run_local(getattr(ref, fn), args, kwargs)
-            right = rights[i]
+                rights[i] = _outcome(getattr(ref, fn), args, kwargs)
+            right, steady = rights[i]
+            if not steady and not _outcome(variant, args, kwargs, first=wrong)[1]:
+                continue  # both draw from fresh randomness (no rng passed, say): no telling them apart
             if _same(wrong, right):
                 continue  # this probe cannot tell the mistake from the reference
             if not _same(got, wrong):

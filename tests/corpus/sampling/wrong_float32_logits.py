@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail stable
 # must-pass: top-p top-k distribution
+# diagnosis: float32-logits
 # mistake: casts the logits to float32 before dividing by the temperature: near 1e4 the rounding error of float32
 #          (about 1e-3) is multiplied by 1/temperature
 import numpy as np
