@@ -833,6 +833,7 @@ def probes(rng):
     # sample: fixed seeds, each chosen so that the mistakes below draw another token than the rng passed in does.
     flat = np.zeros(1_000)
     yield "sample", (flat,), {"rng": RngSpec(5)}  # seed 0 draws token 636, seed 5 token 805
+    yield "sample", (flat,), {"rng": RngSpec(6)}
     yield "sample", (flat,), {}  # no rng: a fresh, unseeded generator (seed 42 would always draw the same token)
     yield "sample", (np.linspace(0.0, 3.0, 12),), {"rng": RngSpec(11)}  # token 5; position 0 of the sorted probs
     yield "sample", (np.linspace(0.0, 1.0, 40),), {"top_k": 1, "rng": RngSpec(3)}  # token 39; 5 without top_k
@@ -1131,6 +1132,13 @@ def _draw(probs, rng):
                                "same draws whatever seed they pass", fn="sample")
 def _sample_own_seed(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
     return _draw(_variant(logits, temperature, top_k, top_p), np.random.default_rng(0))
+
+
+@mistake("sample-ignores-rng", "draw with the rng passed in, rng.choice(V, p=probs): np.random.choice or a "
+                               "generator of the module's own gives draws the caller's seed cannot replay",
+         fn="sample")
+def _sample_fresh_randomness(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
+    return _draw(_variant(logits, temperature, top_k, top_p), np.random.default_rng())
 
 
 @mistake("sample-fixed-seed-when-none", "without an rng, draw from a fresh np.random.default_rng() (unseeded): a "

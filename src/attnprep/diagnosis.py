@@ -5,8 +5,9 @@ kwargs), and functions marked with `@mistake`. A mistake is recognised when,
 on every probe of its function that tells it apart from the reference, the
 candidate's output matches the variant's (raising the same exception counts
 as matching) and so do the array arguments as the call left them, which is
-how an in-place mistake shows. Integer results (counts, sizes, token ids) must be equal, floats close. The
-source is never read.
+how an in-place mistake shows. Integer results (counts, sizes, token ids) must be equal, floats close. A
+variant that draws fresh randomness matches a candidate whose answers do not repeat either, where the
+reference's do. The source is never read.
 """
 
 from __future__ import annotations
@@ -116,13 +117,23 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
         return []
     default_fn = module.FUNCTIONS[0]
     probes = list(module.probes(rng))
-    answers = []
-    for fn, args, kwargs in probes:
+
+    def ask(fn: str, args: tuple, kwargs: dict) -> Any:
         try:
             result, args_after, _ = cand.call_tracking_args(fn, *args, **kwargs)
-            answers.append((result, args_after))
+            return result, args_after
         except (CandidateError, Fail) as exc:
-            answers.append(exc)
+            return exc
+
+    answers = [ask(fn, args, kwargs) for fn, args, kwargs in probes]
+    repeats: dict[int, bool] = {}  # whether the candidate gives its answer again on the same probe
+
+    def candidate_repeats(i: int) -> bool:
+        if i not in repeats:
+            fn, args, kwargs = probes[i]
+            repeats[i] = all(_same(ask(fn, args, kwargs), answers[i]) for _ in range(2))
+        return repeats[i]
+
     found = []
     rights: dict[int, tuple[Any, bool]] = {}  # the reference's outcome of each probe, once for all the variants
     for variant in variants:
@@ -140,6 +151,11 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
             if _same(wrong, right):
                 continue  # this probe cannot tell the mistake from the reference
             if not _same(got, wrong):
+                if steady and not _outcome(variant, args, kwargs, first=wrong)[1] and not candidate_repeats(i):
+                    # the variant draws fresh randomness where the reference is reproducible (it ignores the rng
+                    # passed in, say): matched by a candidate whose answer does not repeat either
+                    telling += 1
+                    continue
                 telling = -1
                 break
             telling += 1
