@@ -2,11 +2,17 @@
 
 import numpy as np
 
+from attnprep import precision
 from attnprep.grading import Broke, Fail, as_float, attempt, expect_raises, fmt, invariant, isclose, mistake, shape_of
 from attnprep.ladders import Rung, f32_nudged, first_failing, spiky_rows, to_edge
 from attnprep.wire import Unsupported
 
 FUNCTIONS = ("cross_entropy",)
+
+# At float32 the loss is a difference of log-sum-exps as large as the logits, so it keeps no more digits than they
+# do: the absolute error float32 code may show (attnprep.precision; input rounding alone cannot show it).
+FLOAT32_ROUNDING = {"cross_entropy": lambda args, kwargs: precision.rounding_of(args[0] if args else
+                                                                               kwargs.get("logits", 0.0))}
 
 
 # -- helpers --------------------------------------------------------------------
