@@ -434,6 +434,28 @@ def probes(rng):
     yield "decode_step", _rounding_probe(rng), {}
     for t in (256, 512, 1024, 2048):
         yield "decode_step", _long_cache_probe(rng, t), {}
+    # Which score the softmax is shifted by (exp of a raw score of 800 overflows, of 600 not). First two sequences:
+    # the new token's own score far below the cached ones, and far above them (so only a shift by the minimum
+    # overflows there); then the new token's score near 800 with the cached ones.
+    yield "decode_step", _shift_probe(rng, [(-280.0, (500.0, 600.0)), (300.0, (-500.0, -450.0))]), {}
+    yield "decode_step", _shift_probe(rng, [(800.0, (760.0, 820.0))]), {}
+
+
+def _shift_probe(rng, rows):
+    """One head of d_head = 4; in sequence b the new token scores rows[b][0], five cached keys uniformly within
+    rows[b][1]."""
+    B, d, t = len(rows), 4, 5
+    x_t = np.zeros((B, d))
+    x_t[:, 0] = 1.0
+    x_t[:, 1] = [own / 10.0 for own, _ in rows]
+    W_q, W_k = np.zeros((d, d)), np.zeros((d, d))
+    W_q[0, 0] = 20.0
+    W_k[1, 0] = 1.0  # k[0] = own / 10, and a score is 20 * k[0] / sqrt(4)
+    K = np.zeros((B, 1, t, d))
+    for b, (_, cached) in enumerate(rows):
+        K[b, 0, :, 0] = rng.uniform(*cached, size=t) / 10.0
+    W_v = rng.normal(size=(d, d))
+    return x_t, (K, rng.normal(size=(B, 1, t, d))), W_q, W_k, W_v, np.eye(d), 1
 
 
 # The float32 probes: float32 keeps 24 bits, so 1 + delta with delta of 1e-7 to 1e-6 is rounded by up to 6e-8, and
@@ -711,3 +733,15 @@ def _float32_long_cache(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
     out = (e / e.sum(axis=-1, keepdims=True) @ V).reshape(B, d_model)
     return (out @ W_o).astype(np.float64), (K, V)
 
+
+
+@mistake("shift-by-own-score", "subtract each row's maximum before np.exp, not the new token's own score: a cached "
+                               "key scoring about 709 above it overflows")
+def _shift_by_own_score(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, subtract=lambda s: s[..., -1:])
+
+
+@mistake("shift-by-min", "subtract each row's maximum before np.exp, not its minimum: a key scoring about 709 above "
+                         "the lowest overflows")
+def _shift_by_min(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, subtract=lambda s: s.min(axis=-1, keepdims=True))
