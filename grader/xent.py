@@ -371,6 +371,11 @@ def probes(rng):
     logits = rng.normal(size=(3, 5)) + np.array([700.0, -2000.0, -2000.0, -2000.0, -2000.0])
     yield "cross_entropy", (logits, np.array([0, 0, 0])), {}
     yield "cross_entropy", _rounding_probe(rng), {}
+    # confidently wrong again, with no target in column 0: a shift by the first logit stays finite here
+    logits = rng.normal(size=(3, 6))
+    targets = np.array([3, 1, 5])
+    logits[np.arange(3), targets] = logits.min(axis=1) - 1000.0
+    yield "cross_entropy", (logits, targets), {}
 
 
 def _rounding_probe(rng):
@@ -598,3 +603,12 @@ def _float32_large(logits, targets):
     m = z.max(axis=1, keepdims=True)
     lse = m[:, 0] + np.log(np.exp(z - m).sum(axis=1))
     return float(np.mean(lse - _picked(z, targets)))
+
+
+@mistake("shift-by-first", "shift each row by its maximum, not by its first logit: a logit about 709 above the first "
+                           "overflows np.exp")
+def _shift_by_first(logits, targets):
+    _check(logits, targets)
+    c = logits[:, :1]
+    lse = c[:, 0] + np.log(np.exp(logits - c).sum(axis=1))
+    return float(np.mean(lse - _picked(logits, targets)))
