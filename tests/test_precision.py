@@ -34,8 +34,16 @@ def _seed_of(case) -> int:
 FLOAT_CASES = [c for c in cases() if c.slug in FLOAT_EXERCISES]
 
 
+# Wrong files whose float32 twin is right, and why.
+TWIN_IS_RIGHT = {
+    "softmax/wrong_exp_clip_low": "it clips the shifted scores at -700, and exp(-700) is exactly 0 in float32",
+}
+
+
 def _float32_is_the_mistake(case) -> bool:
     """A wrong file whose mistake is computing in float32 while returning float64: its float32 twin is right."""
+    if case.id in TWIN_IS_RIGHT:
+        return True
     text = case.path.read_text(encoding="utf-8")
     header = "\n".join(line for line in text.splitlines() if line.startswith("#"))
     return "float32" in case.path.name or "f32" in case.path.name or "float32-arithmetic" in header or (
