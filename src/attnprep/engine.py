@@ -341,7 +341,8 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
             share = left / (len(checks) - i) * FAIR_SHARE
             session.deadline = now + min(left, max(share, MIN_SLICE_S))
             rng = np.random.default_rng([seed, zlib.crc32(check.invariant_id.encode())])
-            cand = Candidate(session.send, signatures, reference=measured)
+            cand = Candidate(session.send, signatures, reference=measured,
+                             rounding=getattr(module, "FLOAT32_ROUNDING", None))
             status, message = _judge(check, cand, ref, rng)
             changes += [(check.invariant_id, text) for text in cand.tally.changed]
             if status == "timeout":
