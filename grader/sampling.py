@@ -825,6 +825,9 @@ def probes(rng):
         # probabilities exactly 1/8, 1/2, 1/4, 1/8 (exp(-log 2) is exactly 0.5): the most probable token alone
         # reaches top_p = 0.5 exactly, without a tie anywhere near the cut
         (np.array([-np.log(4.0), 0.0, -np.log(2.0), -np.log(4.0)]), {"temperature": 1.0, "top_p": 0.5}),
+        # logits near 3,000 (not on float32's grid) in a vocabulary of more than 32,768 tokens, 9 of them 20 above
+        # the rest so that they hold most of the mass
+        (_large_vocab_logits(), {"temperature": 1.0}),
     ):
         yield "sampling_probs", (logits.copy(),), kw
     # sample: fixed seeds, each chosen so that the mistakes below draw another token than the rng passed in does.
@@ -834,6 +837,13 @@ def probes(rng):
     yield "sample", (flat,), {}  # no rng: a fresh, unseeded generator (seed 42 would always draw the same token)
     yield "sample", (np.linspace(0.0, 3.0, 12),), {"rng": RngSpec(11)}  # token 5; position 0 of the sorted probs
     yield "sample", (np.linspace(0.0, 1.0, 40),), {"top_k": 1, "rng": RngSpec(3)}  # token 39; 5 without top_k
+
+
+def _large_vocab_logits():
+    V = LARGE_V // 2 + 1
+    logits = 2980.0 + np.linspace(0.0, 1.0, V) + np.pi * 1e-5
+    logits[::V // 8] += 20.0 + np.linspace(0.0, 2.0, 9) + 1e-4 * np.sqrt(np.arange(2.0, 11.0))  # off the grid
+    return logits
 
 
 def _variant(logits, temperature=1.0, top_k=None, top_p=None, *, validate=("temperature", "top_k", "top_p"),
@@ -1091,6 +1101,27 @@ def _top_p_before_temperature(logits, temperature=1.0, top_k=None, top_p=None):
     z = np.where(kept, np.asarray(logits, dtype=np.float64) / temperature, -np.inf)
     e = np.exp(z - z.max())
     return e / e.sum()
+
+
+def _float32(logits):
+    return np.asarray(logits, dtype=np.float64).astype(np.float32).astype(np.float64)
+
+
+@mistake("float32-logits", "keep the logits in float64: float32 rounds a logit near 1e4 by about 1e-3, which moves "
+                           "its probability by as much", fn="sampling_probs")
+def _float32_logits(logits, temperature=1.0, top_k=None, top_p=None):
+    if temperature <= 0:
+        return _variant(_float32(logits), temperature, top_k, top_p)
+    # logits / temperature in float32 too, as a float32 array divided by a Python float is
+    z = (np.asarray(logits, dtype=np.float64).astype(np.float32) / np.float32(temperature)).astype(np.float64)
+    return _variant(z, 1.0, top_k, top_p)
+
+
+@mistake("float32-logits", "keep the logits in float64 for every vocabulary size: float32 rounds a logit near "
+                           "3,000 by about 1e-4, which moves its probability by as much", fn="sampling_probs")
+def _float32_large_vocab(logits, temperature=1.0, top_k=None, top_p=None):
+    # Judged on the probe of more than 32,768 tokens alone, so solutions that cast only large vocabularies count.
+    return _variant(_float32(logits) if len(logits) > LARGE_V // 2 else logits, temperature, top_k, top_p)
 
 
 def _draw(probs, rng):
