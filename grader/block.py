@@ -584,6 +584,23 @@ def probes(rng):
         yield "transformer_block", (x, p, n_heads), {}
     # Past 1,024 positions, the context of many a prebuilt mask and the length where in-place shortcuts start.
     yield "transformer_block", (rng.normal(size=(1, LONG_PROBE_T, 4)), _params(rng, 4, 6), 1), {}
+    yield "transformer_block", _float32_probe(rng), {}
+
+
+def _float32_probe(rng):
+    """Past 512 positions, scores near 2,000 that differ by a few units: float32 loses about 1e-4 in them.
+
+    Every position has the same RMS (feature 0 is 1, the rest a vector of norm 0.3), so the large part of the
+    scores is the same for every key and the softmax stays spread; the early rows, with few keys, show the error.
+    """
+    T = 600
+    rest = rng.normal(size=(1, T, 3))
+    x = np.concatenate([np.ones((1, T, 1)), 0.3 * rest / np.linalg.norm(rest, axis=-1, keepdims=True)], axis=-1)
+    p = _params(rng, 4, 6)
+    p["attn_norm"] = np.ones(4)
+    p["W_q"] = np.diag([30.0, 8.0, 8.0, 8.0])
+    p["W_k"] = np.diag([30.0, 8.0, 8.0, 8.0])
+    return x, p, 1
 
 
 LONG_PROBE_T = 1_025
@@ -803,3 +820,15 @@ def _residual_in_place_long(x, params, n_heads):
     if isinstance(x, np.ndarray) and x.dtype == np.float64 and x.shape[1] >= 1_024:
         x += _mha(_rms_norm(x, params["attn_norm"]), params, n_heads)
     return out
+
+
+@mistake("float32-long", "compute in float64 at every length: float32 keeps about 7 digits, so scores in the "
+                         "thousands lose their 4th decimal on long sequences")
+def _float32_long(x, params, n_heads):
+    # Judged on the probe past 512 positions alone, so solutions that switch to float32 for long inputs count.
+    x = np.asarray(x, dtype=np.float64)
+    if x.shape[1] <= 512:
+        return _block(x, params, n_heads)
+    x, p = x.astype(np.float32), {name: np.asarray(w, dtype=np.float32) for name, w in params.items()}
+    h = x + _mha(_rms_norm(x, p["attn_norm"]), p, n_heads)
+    return (h + _ffn(_rms_norm(h, p["ffn_norm"]), p)).astype(np.float64)
