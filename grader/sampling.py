@@ -31,7 +31,7 @@ from attnprep.ladders import (
     top_ps,
     without_defaults,
 )
-from attnprep.wire import RngSpec, Unsupported
+from attnprep.wire import Unsupported
 
 FUNCTIONS = ("sampling_probs", "sample")
 
@@ -832,11 +832,11 @@ def probes(rng):
         yield "sampling_probs", (logits.copy(),), kw
     # sample: fixed seeds, each chosen so that the mistakes below draw another token than the rng passed in does.
     flat = np.zeros(1_000)
-    yield "sample", (flat,), {"rng": RngSpec(5)}  # seed 0 draws token 636, seed 5 token 805
-    yield "sample", (flat,), {"rng": RngSpec(6)}
+    yield "sample", (flat,), {"rng": rng_spec(5)}  # seed 0 draws token 636, seed 5 token 805
+    yield "sample", (flat,), {"rng": rng_spec(6)}
     yield "sample", (flat,), {}  # no rng: a fresh, unseeded generator (seed 42 would always draw the same token)
-    yield "sample", (np.linspace(0.0, 3.0, 12),), {"rng": RngSpec(11)}  # token 5; position 0 of the sorted probs
-    yield "sample", (np.linspace(0.0, 1.0, 40),), {"top_k": 1, "rng": RngSpec(3)}  # token 39; 5 without top_k
+    yield "sample", (np.linspace(0.0, 3.0, 12),), {"rng": rng_spec(11)}  # token 5; position 0 of the sorted probs
+    yield "sample", (np.linspace(0.0, 1.0, 40),), {"top_k": 1, "rng": rng_spec(3)}  # token 39; 5 without top_k
 
 
 def _large_vocab_logits():
