@@ -15,6 +15,7 @@ from attnprep.grading import (
     check_shape,
     fmt,
     invariant,
+    is_expected,
     isclose,
     mistake,
     shape_of,
@@ -102,7 +103,7 @@ def _close_or_name(out, want, label, alternatives, advice, rtol=1e-6, atol=1e-9,
         return
     where = f": entry [{', '.join(map(str, idx))}]" if idx else ""
     ctx = f" ({context})" if context else ""
-    message = f"{label}{where} is {fmt(out[idx])}, expected {fmt(want[idx])}{ctx}"
+    message = f"{label}{where} {is_expected(out[idx], want[idx])}{ctx}"
     for name, alt in alternatives.items():
         with np.errstate(all="ignore"):
             if np.shape(alt) == out.shape and allclose(out, alt, rtol=rtol, atol=atol, equal_nan=True):

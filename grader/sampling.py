@@ -473,7 +473,8 @@ def _exact_thresholds(cand, rng):
             cum = ", ".join(fmt(i / m) for i in range(1, min(m, j + 2) + 1))
             why = (f"the {m} most probable tokens have probability 1/{m} each (the others 0), so the running totals "
                    f"are exactly {cum}, ...: the total reaches top_p={fmt(p)} with the {_ordinal(j)} token, which "
-                   f"is kept (keep while the total before a token is < top_p: >=, not >), so {_tokens(j)} stay "
+                   f"is kept (keep while the total before a token is < top_p: >=, not >), so {_tokens(j)} "
+                   f"{'stays' if j == 1 else 'stay'} "
                    f"(or all {m} tied ones)")
             if (kept & ~top).any():
                 i = int(np.flatnonzero(kept & ~top)[0])

@@ -13,6 +13,7 @@ from attnprep.grading import (
     check_shape,
     fmt,
     invariant,
+    is_expected,
     mistake,
     shape_of,
     worst_entry,
@@ -146,7 +147,7 @@ def _judge(cand, ref, z, z_mod, name, shift=None, rtol=1e-6, atol=1e-9, axis=-1)
         want = ref.softmax(z.astype(np.float64), axis=axis)
         if not _matches(out, want, rtol, atol):
             idx = worst_entry(out, want, rtol, atol)
-            raise Fail(f"{label} with {name}: entry {list(idx)} is {fmt(out[idx])}, expected {fmt(want[idx])} "
+            raise Fail(f"{label} with {name}: entry {list(idx)} {is_expected(out[idx], want[idx])} "
                        f"(z there is {fmt(z[idx])}; {_slice_text(z, idx, axis)}), although moderate scores of "
                        "this shape come out right: the softmax breaks down at this magnitude (subtract each "
                        "slice's own maximum, keepdims=True, before np.exp; do not clip)")
