@@ -13,6 +13,7 @@ from attnprep.grading import (
     check_shape,
     check_unchanged,
     fmt,
+    fmt_pair,
     invariant,
     isclose,
     mistake,
@@ -89,8 +90,9 @@ def block_size_independent(cand, ref, rng):
             if row is None:
                 continue
             col = int(np.argmax(np.abs(out[row] - whole[row])))
-            msg = (f"{label} gives out[{row}, {col}] = {fmt(out[row, col])}, but block_size={T} (one block holding "
-                   f"all T={T} keys) gives {fmt(whole[row, col])}: the result must not depend on how the keys are "
+            shown, whole_shown = fmt_pair(float(out[row, col]), float(whole[row, col]))
+            msg = (f"{label} gives out[{row}, {col}] = {shown}, but block_size={T} (one block holding "
+                   f"all T={T} keys) gives {whole_shown}: the result must not depend on how the keys are "
                    "split")
             kept = T - T % bs
             if T % bs and kept and _close(out[:kept], _dense(q[:kept], k[:kept], v[:kept], causal_)):
