@@ -274,7 +274,8 @@ def as_array(value: Any, what: str, *, numeric: bool = True) -> np.ndarray:
     if value is None:
         raise Fail(f"{what} is None; did you forget a return statement?")
     if isinstance(value, Unsupported):
-        raise Fail(f"{what} is {value}, expected a NumPy array")
+        raise Fail(f"{what} is {value.detail or 'a ' + value.type_name}, which cannot be read as numbers: return a "
+                   "NumPy array of numbers")
     if isinstance(value, str):
         raise Fail(f"{what} is a string, expected a NumPy array")
     if isinstance(value, dict):
@@ -298,7 +299,9 @@ def as_float(value: Any, what: str) -> np.ndarray:
 def unpack(value: Any, n: int, what: str) -> tuple:
     """A returned tuple (or list) of exactly n items."""
     if not isinstance(value, (tuple, list)) or len(value) != n:
-        kind = type(value).__name__ if not isinstance(value, (tuple, list)) else f"{len(value)} items"
+        kind = (f"{len(value)} items" if isinstance(value, (tuple, list)) else
+                f"{value.detail or 'a ' + value.type_name}" if isinstance(value, Unsupported) else
+                "None" if value is None else f"a {type(value).__name__}")
         raise Fail(f"{what} should return a tuple of {n} items, got {kind}")
     return tuple(value)
 
