@@ -472,10 +472,10 @@ def input_unchanged(cand, ref, rng):
 def memory(cand, ref, rng):
     q, k, v = _inputs(rng, MEM_T, MEM_D, MEM_DV)
     # A causal call may not build a T x T mask either; at T/2 a float64 one is still twice the limit. At T = 1,000
-    # a dense fallback for "small" inputs shows: half the matrix is the limit there, which a (T, block_size) strip
-    # of scores stays far below.
+    # a dense fallback for "small" inputs shows: it holds scores, their exp and the weights, three matrices, where
+    # one is the limit; (T, block_size) strips of scores and their temporaries stay at about half of one.
     for T, causal_, limit in ((MEM_T, False, MEM_LIMIT), (MEM_T // 2, True, MEM_LIMIT),
-                              (MEM_SMALL_T, False, MEM_SMALL_T * MEM_SMALL_T * 8 // 2)):
+                              (MEM_SMALL_T, False, MEM_SMALL_T * MEM_SMALL_T * 8)):
         q, k, v = q[:T], k[:T], v[:T]
         label = _label(q, v, MEM_BLOCK, causal_)
         result, peak = cand.call_traced("flash_attention", q, k, v, block_size=MEM_BLOCK, causal=causal_)
