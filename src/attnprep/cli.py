@@ -239,7 +239,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     """Grade a solution file against the exercise's hidden invariants."""
     import time
 
-    from attnprep import workspace
+    from attnprep import frameworks, workspace
     from attnprep.runner import Worker, cpu_limit
 
     output = _check_format(format, as_json)
@@ -251,10 +251,13 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     except workspace.SourceDecodeError as exc:  # Python would refuse the file: a load error, graded as one
         source, undecodable = exc.text, exc
     ex = workspace.infer_exercise(path, source, exercise)
+    framework = frameworks.detect(source)
+    frameworks.require(framework, shown)  # a PyTorch file without torch installed: exit 1, with the command
     _use_sandbox(sandbox)
     started = time.monotonic()
-    # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
-    worker = Worker(cpu_seconds=cpu_limit(timeout)) if undecodable is None else None
+    # The worker boots Python and NumPy (and torch, for a PyTorch file) while this process imports the judge
+    # (NumPy) and rich: start it first.
+    worker = Worker(cpu_seconds=cpu_limit(timeout), framework=framework) if undecodable is None else None
     try:
         # Imported before the file is loaded: without the sandbox the file could rewrite an installed module
         # that attnprep would import only after it ran.

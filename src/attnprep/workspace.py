@@ -19,8 +19,10 @@ from attnprep.errors import (
     RefusedOverwrite,
     UnknownExercise,
 )
+from attnprep.frameworks import FIRST_LINE
 
-_FIRST_LINE = re.compile(r"^#\s*attnprep:\s*([A-Za-z0-9_-]+)\s*$")
+# `# attnprep: SLUG`, or `# attnprep: SLUG torch` for a PyTorch stub.
+_FIRST_LINE = FIRST_LINE
 
 
 def backup(path: Path) -> Path:
