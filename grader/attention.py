@@ -5,12 +5,14 @@ import numpy as np
 from attnprep.grading import (
     Broke,
     Fail,
+    allclose,
     as_float,
     attempt,
     check_close,
     check_unchanged,
     fmt,
     invariant,
+    isclose,
     mistake,
     row_shift_problem,
     shape_of,
@@ -113,7 +115,7 @@ def _first_diff(got, want):
     idx = worst_entry(got, want, _SELF_RTOL, _SELF_ATOL)
     if idx is None:
         return None
-    n = int((~np.isclose(got, want, rtol=_SELF_RTOL, atol=_SELF_ATOL, equal_nan=True)).sum())
+    n = int((~isclose(got, want, rtol=_SELF_RTOL, atol=_SELF_ATOL, equal_nan=True)).sum())
     return idx, n
 
 
@@ -366,7 +368,7 @@ def mask(cand, ref, rng):
         blocked_rows = np.broadcast_to(m[..., j], (*batch, t_q))
         for idx in np.argwhere(blocked_rows):
             idx = tuple(int(i) for i in idx)
-            if not np.allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
+            if not allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
                 raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), "
                            f"yet changing that key and its value changed output row {list(idx)} from "
                            f"{fmt(out[idx][0])}, ... to {fmt(out2[idx][0])}, ...; True means blocked, "
@@ -388,7 +390,7 @@ def mask(cand, ref, rng):
         c = rng.normal(size=(*batch, 1, d_v)) + 2.0
         vc = np.repeat(c, t_k, axis=-2)
         plain = _try(cand, q, k, vc)
-        if isinstance(plain, Broke) or not np.allclose(plain[0], np.broadcast_to(c, plain[0].shape),
+        if isinstance(plain, Broke) or not allclose(plain[0], np.broadcast_to(c, plain[0].shape),
                                                        rtol=_SELF_RTOL, atol=_SELF_ATOL):
             continue
         out_c, _ = _run(cand, q, k, vc, m)
@@ -432,7 +434,7 @@ def mask(cand, ref, rng):
             continue
         for idx in np.argwhere(np.broadcast_to(m[..., j], (*batch, t_q))):
             idx = tuple(int(i) for i in idx)
-            if not np.allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
+            if not allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
                 raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), yet "
                            f"changing its value changed output row {list(idx)} from {fmt(out[idx][0])}, ... to "
                            f"{fmt(out2[idx][0])}, ...: a blocked key must get weight exactly 0. Is the blocked score "
@@ -565,14 +567,14 @@ def stable(cand, ref, rng):
             raise Fail(f"{what}: output[{i}, {c}] is {fmt(out_x[i, c])} (overflow or 0/0), while the same q, k and "
                        f"v at scores of about 1 give a finite output: {_STABLE_FIX}")
         if key is not None:
-            if not np.allclose(out_m, v, rtol=1e-6, atol=1e-9):
+            if not allclose(out_m, v, rtol=1e-6, atol=1e-9):
                 continue  # the weights do not sum to one even at scores of about 1: for sum-to-one and mask
             check_close(out_x, v, what, context="every value row is the same vector, so every output row must be "
                         f"that vector, as it is at scores of about 1: the weights must sum to one; {_STABLE_FIX}")
             continue
-        if not np.allclose(out_m, out0, rtol=1e-6, atol=1e-9):
+        if not allclose(out_m, out0, rtol=1e-6, atol=1e-9):
             continue  # the candidate does not ignore the change even at scores of about 1: for the other checks
-        bad = ~np.isclose(out_x, out0, rtol=1e-6, atol=1e-9)
+        bad = ~isclose(out_x, out0, rtol=1e-6, atol=1e-9)
         if bad.any():
             i, c = (int(x) for x in np.argwhere(bad)[0])
             raise Fail(f"{what}: output[{i}, {c}] is {fmt(out_x[i, c])}, expected {fmt(out0[i, c])}, what the same "
@@ -607,7 +609,7 @@ def _stable_peaked(cand, ref, rng, lift):
         if isinstance(base, Broke) or not np.isfinite(base[0]).all():
             continue  # fails on an ordinary problem on this path: for the other checks
         mask = None if m is _NO_MASK else m
-        matches = np.allclose(base[0], ref.attention(q0, k0, v0, mask), rtol=1e-6, atol=1e-9)
+        matches = allclose(base[0], ref.attention(q0, k0, v0, mask), rtol=1e-6, atol=1e-9)
         allowed = True if mask is None else ~np.asarray(mask)
         q, k, _ = peaked_qk(rng, batch, t_q, t_k, d_k, allowed=allowed)
         v = normal(rng, (*batch, t_k, d_v))

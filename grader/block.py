@@ -5,6 +5,7 @@ import numpy as np
 from attnprep.grading import (
     Broke,
     Fail,
+    allclose,
     as_float,
     attempt,
     check_close,
@@ -146,7 +147,7 @@ def _stream_intact(cand, x, p, n_heads):
     """
     q = dict(p, W_o=np.zeros_like(p["W_o"]), W_down=np.zeros_like(p["W_down"]))
     got = attempt(_run, cand, x, q, n_heads)
-    return not isinstance(got, Broke) and np.allclose(got[0], x, rtol=1e-6, atol=1e-9)
+    return not isinstance(got, Broke) and allclose(got[0], x, rtol=1e-6, atol=1e-9)
 
 
 # -- the checks ---------------------------------------------------------------------
@@ -167,12 +168,12 @@ def residual(cand, ref, rng):
         out, label = _run(cand, x, p, n_heads, ", W_o = 0, W_down = 0", finite=False)
         if not np.all(np.isfinite(out)):
             continue  # a nan from inside a branch (0 * nan) is for shape and stable to report
-        if not np.allclose(out, x, rtol=1e-6, atol=1e-9):
+        if not allclose(out, x, rtol=1e-6, atol=1e-9):
             post = _rms(_rms(x, p["attn_norm"]), p["ffn_norm"])
-            if np.allclose(out, post, rtol=1e-6, atol=1e-9):
+            if allclose(out, post, rtol=1e-6, atol=1e-9):
                 why = ("it returned rms_norm of x: the norms were applied after the residual add (post-norm); "
                        "pre-norm normalises only the branch input, x itself is added back untouched")
-            elif np.allclose(out, 0.0, atol=1e-9):
+            elif allclose(out, 0.0, atol=1e-9):
                 why = "it returned zeros: a branch output replaced the residual stream instead of being added to it"
             else:
                 why = "both branches add nothing here, so only the residual path x is left"
@@ -191,10 +192,10 @@ def norm(cand, ref, rng):
             out, label = _run(cand, x, p, n_heads, ", T = 1, W_v = W_o = I, W_down = 0")
             got = out - x
             want = _rms(x, p["attn_norm"])
-            if not np.allclose(out, x + want, rtol=1e-6, atol=1e-9):
+            if not allclose(out, x + want, rtol=1e-6, atol=1e-9):
                 guess = next((f"; it looks like {name}" for name, f in NORM_VARIANTS.items()
-                              if np.allclose(got, f(x, p["attn_norm"]), rtol=1e-5, atol=1e-9)), "")
-                if np.allclose(out, want, rtol=1e-6, atol=1e-9) or np.allclose(out, 0.0, atol=1e-9):
+                              if allclose(got, f(x, p["attn_norm"]), rtol=1e-5, atol=1e-9)), "")
+                if allclose(out, want, rtol=1e-6, atol=1e-9) or allclose(out, 0.0, atol=1e-9):
                     guess = "; the output lacks the residual x (see `residual`)"
                 idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(got - want)), want.shape))
                 raise Fail(f"{label} with |x| ~ {fmt(scale)}: here the block returns x + rms_norm(x, attn_norm), "
@@ -209,11 +210,11 @@ def norm(cand, ref, rng):
             continue
         out, label = _run(cand, x, p, n_heads, ", W_o = 0")
         got, want = out - x, _ffn(_rms(x, p["ffn_norm"]), p)
-        if not np.allclose(got, want, rtol=1e-6, atol=1e-9):
+        if not allclose(got, want, rtol=1e-6, atol=1e-9):
             guess = ""
-            if np.allclose(got, _ffn(_rms(x, p["attn_norm"]), p), rtol=1e-6, atol=1e-9):
+            if allclose(got, _ffn(_rms(x, p["attn_norm"]), p), rtol=1e-6, atol=1e-9):
                 guess = "; it looks like the feed-forward's norm used attn_norm: the second norm has its own ffn_norm"
-            elif np.allclose(got, _ffn(_rms(x, 1.0), p), rtol=1e-6, atol=1e-9):
+            elif allclose(got, _ffn(_rms(x, 1.0), p), rtol=1e-6, atol=1e-9):
                 guess = "; it looks like the feed-forward's norm weight ffn_norm was not applied"
             if guess:
                 idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(got - want)), want.shape))
@@ -241,9 +242,9 @@ def _unit_rms_input(rng, B, T, d_model, rms=1000.0):
 
 def _check_branch(out, x, branch, label, context):
     got = out - x
-    if np.allclose(got, branch, rtol=1e-6, atol=1e-9):
+    if allclose(got, branch, rtol=1e-6, atol=1e-9):
         return
-    if np.allclose(out, branch, rtol=1e-6, atol=1e-9) or np.allclose(out, 0.0, atol=1e-9):
+    if allclose(out, branch, rtol=1e-6, atol=1e-9) or allclose(out, 0.0, atol=1e-9):
         context += "; the output lacks the residual x (see `residual`)"
     check_close(got, branch, f"out - x of {label}", context=context)
 
@@ -267,7 +268,7 @@ def gate(cand, ref, rng):
         hn = _rms(x, 1.0)
         want = ref.swiglu(hn, p["W_gate"], p["W_up"], p["W_down"])
         guess = next((f"; it looks like {name}" for name, f in FFN_VARIANTS.items()
-                      if np.allclose(out - x, f(hn, p), rtol=1e-6, atol=1e-9)), "")
+                      if allclose(out - x, f(hn, p), rtol=1e-6, atol=1e-9)), "")
         _check_branch(out, x, want, label, "with attention off, out - x is swiglu(rms_norm(x), W_gate, W_up, "
                                           f"W_down){guess}")
 
@@ -478,7 +479,7 @@ def stable(cand, ref, rng):
         base, _ = got
         want = base
         if baseline[0] == "reference":
-            matches = np.allclose(base, ref.transformer_block(baseline[1], baseline[2], case[3]), rtol=1e-6,
+            matches = allclose(base, ref.transformer_block(baseline[1], baseline[2], case[3]), rtol=1e-6,
                                   atol=1e-9)
             want = ref.transformer_block(case[1], case[2], case[3]) if matches else None
         out, label = _run(cand, case[1], case[2], case[3], finite=False)
@@ -486,7 +487,7 @@ def stable(cand, ref, rng):
     seen = ""
     with np.errstate(all="ignore"):  # a shortcut is named only if it explains every attention case
         for key, what in shortcuts.items():
-            if all(np.allclose(out, _block(x, p, n, attn=lambda a, p=p, n=n, key=key: _mha(a, p, n, subtract=key)),
+            if all(allclose(out, _block(x, p, n, attn=lambda a, p=p, n=n, key=key: _mha(a, p, n, subtract=key)),
                                rtol=1e-6, atol=1e-9, equal_nan=True)
                    for (_, x, p, n, _, attn, _), _, _, out, _ in runs if attn):
                 seen = f"; it looks like {what}"

@@ -6,6 +6,7 @@ from attnprep.grading import (
     Broke,
     CandidateError,
     Fail,
+    allclose,
     as_array,
     as_float,
     attempt,
@@ -15,6 +16,7 @@ from attnprep.grading import (
     check_unchanged,
     fmt,
     invariant,
+    isclose,
     mistake,
     row_shift_problem,
     shape_of,
@@ -170,11 +172,11 @@ def sum_to_one(cand, ref, rng):
             hint = ""
             upper = np.triu(np.ones((T, T), dtype=bool), k=1)
             lower = ~upper
-            if (w[upper] == 0.0).all() and np.allclose(w[lower], _unmasked_weights(q, k)[lower],
+            if (w[upper] == 0.0).all() and allclose(w[lower], _unmasked_weights(q, k)[lower],
                                                         rtol=1e-6, atol=1e-9):
                 hint = ("; the future was zeroed after the softmax, so the rest no longer adds up: "
                         "mask the scores before the softmax")
-            elif np.allclose(w.sum(axis=0), 1.0, rtol=0.0, atol=1e-6):
+            elif allclose(w.sum(axis=0), 1.0, rtol=0.0, atol=1e-6):
                 hint = "; the columns sum to one instead: the softmax ran over the queries, not over the keys"
             else:
                 _check_not_all_nan(w, dims)
@@ -194,7 +196,7 @@ def upper_triangle_zero(cand, ref, rng):
         if leak.any():
             i, j = _first(leak)
             hint = ""
-            if np.allclose(w, _unmasked_weights(q, k), rtol=1e-6, atol=1e-9):
+            if allclose(w, _unmasked_weights(q, k), rtol=1e-6, atol=1e-9):
                 hint = "; these are the weights of no mask at all: return the weights after masking"
             raise Fail(f"causal_attention ({dims}): weights[{i}, {j}] is {fmt(w[i, j])}, expected exactly 0.0: "
                        f"query {i} must not attend to the later key {j}{hint}")
@@ -339,14 +341,14 @@ def _shift_mismatch(w, out, w0, out0, rows):
         return "underflow", (rows[r], 0), 0.0, 1.0
     # a row whose weight all went to keys its query may not see is for upper-triangle-zero to report
     base_ok &= kept > 1e-290
-    bad = base_ok[:, None] & allowed & ~np.isclose(share, share0, rtol=1e-6, atol=1e-9)
+    bad = base_ok[:, None] & allowed & ~isclose(share, share0, rtol=1e-6, atol=1e-9)
     if bad.any():
         r, j = (int(i) for i in np.argwhere(bad)[0])
         plain = not (leaked[r] or np.where(allowed[r], 0.0, w0[rows[r]]).any())  # share == weight here
         return ("weights" if plain else "share"), (rows[r], j), share[r, j], share0[r, j]
-    same_rows = [i for i in rows if np.allclose(w[i], w0[i], rtol=1e-6, atol=1e-9)]
+    same_rows = [i for i in rows if allclose(w[i], w0[i], rtol=1e-6, atol=1e-9)]
     for i in same_rows:
-        bad = ~np.isclose(out[i], out0[i], rtol=1e-6, atol=1e-9)
+        bad = ~isclose(out[i], out0[i], rtol=1e-6, atol=1e-9)
         if bad.any():
             j = int(np.argmax(bad))
             return "out", (i, j), out[i, j], out0[i, j]
@@ -392,8 +394,8 @@ def stable(cand, ref, rng):
                 moved.append(_attend(cand, q, k2, v)[:2])
             (out_m, w_m), (out_x, w_x) = moved
             # does the candidate itself ignore this change at scores of about 1? (its weights, not just their shares)
-            holds = (np.allclose(w_m[rows], w0[rows], rtol=1e-6, atol=1e-9)
-                     and np.allclose(out_m[rows], out0[rows], rtol=1e-6, atol=1e-9))
+            holds = (allclose(w_m[rows], w0[rows], rtol=1e-6, atol=1e-9)
+                     and allclose(out_m[rows], out0[rows], rtol=1e-6, atol=1e-9))
             what = f"causal_attention ({dims}) with {name}"
             for arr, label in ((w_x, "weights"), (out_x, "out")):
                 bad = ~np.isfinite(arr)
@@ -440,7 +442,7 @@ def _stable_peaked(cand, ref, rng):
     if not (np.isfinite(out0).all() and np.isfinite(w0).all()):
         return
     want_out0, want_w0 = ref.causal_attention(q0, k0, v0)
-    matches = np.allclose(w0, want_w0, rtol=1e-6, atol=1e-9) and np.allclose(out0, want_out0, rtol=1e-6, atol=1e-9)
+    matches = allclose(w0, want_w0, rtol=1e-6, atol=1e-9) and allclose(out0, want_out0, rtol=1e-6, atol=1e-9)
     q, k, _ = peaked_qk(rng, (), T, T, d_k, allowed=~_future(T))
     v = normal(rng, (T, d_v))
     out, w, dims = _attend(cand, q, k, v)
@@ -458,7 +460,7 @@ def _stable_peaked(cand, ref, rng):
         return
     want_out, want_w = ref.causal_attention(q, k, v)
     for got, want, label in ((w, want_w, "weights"), (out, want_out, "out")):
-        bad = ~np.isclose(got, want, rtol=1e-6, atol=1e-9)
+        bad = ~isclose(got, want, rtol=1e-6, atol=1e-9)
         if bad.any():
             i, j = (int(x) for x in np.argwhere(bad)[0])
             raise Fail(f"{what}: {label}[{i}, {j}] is {fmt(got[i, j])}, expected {fmt(want[i, j])}, where "

@@ -6,6 +6,7 @@ from attnprep.grading import (
     Broke,
     CandidateError,
     Fail,
+    allclose,
     as_float,
     attempt,
     check_close,
@@ -13,6 +14,7 @@ from attnprep.grading import (
     check_unchanged,
     fmt,
     invariant,
+    isclose,
     mistake,
     shape_of,
     softmax_divisor,
@@ -58,11 +60,11 @@ def _run(cand, q, k, v, block_size, causal=False):
 
 
 def _close(a, b):
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9))
+    return a.shape == b.shape and bool(allclose(a, b, rtol=1e-6, atol=1e-9))
 
 
 def _first_bad_row(got, want):
-    bad = ~np.isclose(got, want, rtol=1e-6, atol=1e-9, equal_nan=True)
+    bad = ~isclose(got, want, rtol=1e-6, atol=1e-9, equal_nan=True)
     rows = np.flatnonzero(bad.any(axis=1))
     return int(rows[0]) if len(rows) else None
 
@@ -220,13 +222,13 @@ def scale(cand, ref, rng):
             raise Fail(f"{label}: no single divisor c makes them softmax(q k^T / c) over the keys of a row (judged "
                        "from the ratios of the weights each row gives its keys), so the scale cannot be judged on "
                        "its own; fix the other failures first")
-        if np.isclose(c, right, rtol=1e-4, atol=0.0):
+        if isclose(c, right, rtol=1e-4, atol=0.0):
             continue
         guesses = {"1 (no scaling)": 1.0, f"d = {d}, not sqrt(d)": float(d),
                    f"sqrt(d_v) = sqrt({d_v}), the width of v": np.sqrt(d_v), f"d_v = {d_v}": float(d_v),
                    f"sqrt(T) = sqrt({T}), the sequence length": np.sqrt(T),
                    f"1/sqrt(d) = {fmt(1 / right)} (multiplied by sqrt(d) instead of divided)": 1.0 / right}
-        named = next((name for name, div in guesses.items() if np.isclose(c, div, rtol=1e-4, atol=0.0)), None)
+        named = next((name for name, div in guesses.items() if isclose(c, div, rtol=1e-4, atol=0.0)), None)
         raise Fail(f"{label}: the weights are softmax(q k^T / c) with c = {fmt(c)}, so the scores were divided by "
                    f"{named or fmt(c)}; divide q k^T by sqrt(d) = sqrt({d}) = {fmt(right)}, d the width of q and k")
 
@@ -244,7 +246,7 @@ def constant_values(cand, ref, rng):
         msg = (f"{label} with every value row equal to c = {np.round(c, 4).tolist()}: row {row} came out as "
                f"{np.round(out[row], 4).tolist()}, expected c itself (the attention weights of a row sum to one)")
         ratio = out[row, 0] / c[0]
-        if np.isfinite(ratio) and np.allclose(out[row], ratio * c, rtol=1e-6, atol=1e-9):
+        if np.isfinite(ratio) and allclose(out[row], ratio * c, rtol=1e-6, atol=1e-9):
             msg += (f"; it is {fmt(ratio)} x c: the weights summed to {fmt(ratio)}. Divide the accumulator by the "
                     "final running sum l (after the last key block)")
         raise Fail(msg)
@@ -272,7 +274,7 @@ def _looks_like(out, q, k, v, block_size, causal):
         for variant in (_no_max, _tile_max, _tile_global_max, _max_before_mask, _max_zero, _max_frozen,
                         _no_rescale, _inverted, _acc_only):
             wrong = variant(q, k, v, block_size, causal)
-            if np.allclose(out, wrong, rtol=1e-6, atol=1e-9, equal_nan=True) and not _close(wrong, _dense(
+            if allclose(out, wrong, rtol=1e-6, atol=1e-9, equal_nan=True) and not _close(wrong, _dense(
                     q, k, v, causal)):
                 return f". It looks like a known slip: {variant.mistake_message}"
     return ""
@@ -321,7 +323,7 @@ def _peaked(cand, rng, T, d_v, bs, causal_):
     out, label = _run(cand, q, k, v, bs, causal_)
     want = _dense(q, k, v, causal_)
     with np.errstate(all="ignore"):
-        bad = ~np.isclose(out, want, rtol=1e-6, atol=1e-9)
+        bad = ~isclose(out, want, rtol=1e-6, atol=1e-9)
     if not bad.any():
         return
     i = int(np.flatnonzero(bad.any(axis=1))[0])
@@ -386,7 +388,7 @@ def stable(cand, ref, rng):
     small[:, 0] = 3.0 / np.abs(shifts).max()
     fine = _rows_finite(base)
     small_out, _ = _run(cand, q, small, v, bs, False)
-    if not np.allclose(small_out[fine], base[fine], rtol=1e-3, atol=1e-6):
+    if not allclose(small_out[fine], base[fine], rtol=1e-3, atol=1e-6):
         return  # not even a small shift leaves it unchanged: the other invariants explain why
     idx = worst_entry(out[fine], base[fine], 1e-6, 1e-9)
     if idx is not None:

@@ -5,6 +5,7 @@ import numpy as np
 from attnprep.grading import (
     Broke,
     Fail,
+    allclose,
     as_float,
     attempt,
     check_close,
@@ -15,6 +16,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    isclose,
     mistake,
     shape_of,
     softmax_divisor,
@@ -100,7 +102,7 @@ def _run(cand, args, H, H_kv, finite=True, exact_shape=True):
 
 
 def _close(a, b, equal_nan=False):
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=equal_nan))
+    return a.shape == b.shape and bool(allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=equal_nan))
 
 
 @invariant("shape", "y has shape (B, T, d_model)")
@@ -277,7 +279,7 @@ def scale(cand, ref, rng):
             raise Fail(f"{label}: the attention weights (read back from y, giving one key at a time a value of 1) "
                        f"{divisor_unreadable(w)}, so the scale cannot be judged on its own; fix the other failed "
                        f"checks first (the scores are to be divided by {right})")
-        if np.isclose(c, np.sqrt(hd), rtol=1e-4, atol=0.0):
+        if isclose(c, np.sqrt(hd), rtol=1e-4, atol=0.0):
             continue
         choices = {f"sqrt(d_model) = sqrt({d_model})": np.sqrt(d_model),
                    f"sqrt(d_model // n_heads) = sqrt({d_model // H})": np.sqrt(d_model // H),
@@ -285,7 +287,7 @@ def scale(cand, ref, rng):
                    f"sqrt(n_heads * hd) = sqrt({H * hd})": np.sqrt(H * hd),
                    f"sqrt(n_kv_heads * hd) = sqrt(W_k.shape[1]) = sqrt({H_kv * hd})": np.sqrt(H_kv * hd)}
         for name, value in choices.items():
-            if np.isclose(c, value, rtol=1e-4, atol=0.0):
+            if isclose(c, value, rtol=1e-4, atol=0.0):
                 raise Fail(f"{label}: the scores were divided by {name}; divide them by {right}")
         raise Fail(f"{label}: the scores were divided by {fmt(c)} (the weights are softmax(q k^T / {fmt(c)})); "
                    f"divide them by {right}")
@@ -316,7 +318,7 @@ def prefix(cand, ref, rng):
         x_new[:, t:] = rng.normal(size=x_new[:, t:].shape)
         y_new, _ = _run(cand, (x_new, *W), H, H_kv, exact_shape=False)
         check_shape(y_new, y.shape, f"{label} (x changed at positions {t} and later)")
-        bad = ~np.isclose(y_new[:, :t], y[:, :t], rtol=1e-6, atol=1e-9)
+        bad = ~isclose(y_new[:, :t], y[:, :t], rtol=1e-6, atol=1e-9)
         if bad.any():
             b, i, f = (int(v) for v in np.argwhere(bad)[0])
             raise Fail(f"{label}: y[{b}, {i}, {f}] changed from {fmt(y[b, i, f])} to {fmt(y_new[b, i, f])} when only "

@@ -6,6 +6,7 @@ from attnprep.grading import (
     Broke,
     CandidateError,
     Fail,
+    allclose,
     as_float,
     attempt,
     check_causal_zeros,
@@ -18,6 +19,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    isclose,
     mistake,
     shape_of,
     softmax_divisor,
@@ -447,11 +449,11 @@ def scale(cand, ref, rng):
         if c is None:
             raise Fail(f"weights for {where} {divisor_unreadable(w)}, so the scale cannot be judged on its own; "
                        f"fix the other failed checks first (the scores are to be divided by {right})")
-        if np.isclose(c, np.sqrt(dh), rtol=1e-4, atol=0.0):
+        if isclose(c, np.sqrt(dh), rtol=1e-4, atol=0.0):
             continue
         for name, s in ((f"sqrt(d_model) = sqrt({D})", np.sqrt(D)), (f"d_head = {dh}", float(dh)),
                         (f"d_model = {D}", float(D)), ("1 (no scaling)", 1.0)):
-            if np.isclose(c, s, rtol=1e-4, atol=0.0):
+            if isclose(c, s, rtol=1e-4, atol=0.0):
                 raise Fail(f"weights for {where} are softmax(q k^T / c) with c = {name}; divide the scores by "
                            f"{right}: each head's dot products run over d_head features")
         raise Fail(f"weights for {where} are softmax(q k^T / c) with c = {fmt(c)}; divide the scores by {right}")
@@ -485,7 +487,7 @@ def single_head(cand, ref, rng):
             continue
         y2, w2, _ = two
         y_ref, w_ref = ref.causal_mha(x, *Ws, 2)
-        if not (np.allclose(w2, w_ref, rtol=1e-6, atol=1e-9) and np.allclose(y2, y_ref, rtol=1e-6, atol=1e-9)):
+        if not (allclose(w2, w_ref, rtol=1e-6, atol=1e-9) and allclose(y2, y_ref, rtol=1e-6, atol=1e-9)):
             continue  # wrong with two heads as well: for the other checks
         y1, w1 = _single_head(x, *Ws)
         ctx2 = f"{ctx}; the same call with n_heads=2 is right"

@@ -2,10 +2,12 @@
 
 import numpy as np
 
+from attnprep import precision
 from attnprep.grading import (
     Broke,
     CandidateError,
     Fail,
+    allclose,
     as_array,
     as_float,
     attempt,
@@ -16,6 +18,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    isclose,
     mistake,
     shape_of,
     unpack,
@@ -149,11 +152,11 @@ def _loss_variants(logits, idx, E):
 
 
 def _check_loss(got, want, label, logits, idx, E, context):
-    if np.isclose(got, want, rtol=1e-6, atol=1e-9):
+    if isclose(got, want, rtol=1e-6, atol=1e-9):
         return
     guess = ""
     for name, value in _loss_variants(logits, idx, E).items():
-        if np.isclose(got, value, rtol=1e-6, atol=1e-9) and not np.isclose(value, want, rtol=1e-6, atol=1e-9):
+        if isclose(got, value, rtol=1e-6, atol=1e-9) and not isclose(value, want, rtol=1e-6, atol=1e-9):
             guess = f"; that is the value you get when {name}"
             break
     raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)} ({context}{guess})")
@@ -230,12 +233,12 @@ def gates_sum_to_one(cand, ref, rng):
             r, j = (int(i) for i in np.argwhere(gates < 0)[0])
             raise Fail(f"gates of {label}: token {r}, choice {j} is {fmt(gates[r, j])}, a negative weight")
         sums = gates.sum(axis=-1)
-        bad = ~np.isclose(sums, 1.0, rtol=0, atol=1e-6)
+        bad = ~isclose(sums, 1.0, rtol=0, atol=1e-6)
         if bad.any():
             r = int(np.argmax(bad))
             note = ""
             full = np.take_along_axis(_softmax(logits), idx, axis=-1)
-            if np.allclose(gates[r], full[r], rtol=1e-6, atol=1e-9):
+            if allclose(gates[r], full[r], rtol=1e-6, atol=1e-9):
                 note = ("; they are the softmax over all E experts; the gates renormalise over the k chosen "
                         "logits only")
             raise Fail(f"gates of {label}: token {r}'s gates sum to {fmt(sums[r])}, expected 1{note}")
@@ -273,7 +276,7 @@ def _broken_at_scale(result, label, context):
 
 
 def _same_route(a, b):
-    return a[0].shape == b[0].shape and np.array_equal(a[0], b[0]) and np.allclose(a[1], b[1], rtol=1e-6, atol=1e-9)
+    return a[0].shape == b[0].shape and np.array_equal(a[0], b[0]) and allclose(a[1], b[1], rtol=1e-6, atol=1e-9)
 
 
 @invariant("stable", "adding a large constant (up to 1e4) to a token's logits changes neither routing nor loss; "
@@ -325,8 +328,8 @@ def stable(cand, ref, rng):
             raise Fail(f"{label} is {fmt(big[0])} with {context}, but {fmt(before[0])} without the shift: overflow "
                        "in the router softmax; subtract each token's maximum logit before np.exp")
         nudged = attempt(_loss, cand, logits + small, want_idx, E)
-        if (_usable(nudged) and np.isclose(nudged[0], before[0], rtol=1e-6, atol=1e-9)
-                and not np.isclose(big[0], before[0], rtol=1e-6, atol=1e-9)):
+        if (_usable(nudged) and isclose(nudged[0], before[0], rtol=1e-6, atol=1e-9)
+                and not isclose(big[0], before[0], rtol=1e-6, atol=1e-9)):
             raise Fail(f"{label} is {fmt(big[0])} with {context}, but {fmt(before[0])} without the shift (and "
                        "without a small one); softmax probabilities do not change when a token's logits all move "
                        "together, so precision is lost at this magnitude")
@@ -360,23 +363,31 @@ def _peaked_stable(cand, ref, rng, T, E, k):
     x, W = _peaked_logits(rng, T, E, k, 1.0)
     moderate = attempt(_route, cand, x, W, k)
     want = ref.route_top_k(x, W, k)
-    x_big, W_big = _peaked_logits(rng, T, E, k, 1e3)
-    if _usable(moderate) and np.array_equal(moderate[0], want[0]) and np.allclose(moderate[1], want[1], rtol=1e-6,
+    x_big, W_big = _peaked_logits(rng, T, E, k, _peaked_magnitude())
+    if _usable(moderate) and np.array_equal(moderate[0], want[0]) and allclose(moderate[1], want[1], rtol=1e-6,
                                                                                   atol=1e-9):
-        _check_reference_route(cand, ref, x_big, W_big, k, PEAKED)
+        _check_reference_route(cand, ref, x_big, W_big, k, _peaked_text())
     logits = x_big @ W_big
     idx = np.argsort(-logits, axis=-1, kind="stable")[:, :k]
-    moderate = attempt(_loss, cand, logits / 1e3, idx, E)
-    if _usable(moderate) and np.isclose(moderate[0], ref.load_balance_loss(logits / 1e3, idx, E), rtol=1e-6,
-                                        atol=1e-9):
+    small = logits / _peaked_magnitude()
+    moderate = attempt(_loss, cand, small, idx, E)
+    if _usable(moderate) and isclose(moderate[0], ref.load_balance_loss(small, idx, E), rtol=1e-6, atol=1e-9):
         got, label = _loss(cand, logits, idx, E)
-        _check_loss(got, ref.load_balance_loss(logits, idx, E), f"{label} with {PEAKED}", logits, idx, E,
+        _check_loss(got, ref.load_balance_loss(logits, idx, E), f"{label} with {_peaked_text()}", logits, idx, E,
                     "the same call is right with logits of a few units; subtract each token's maximum logit (over "
                     "all E experts) before np.exp, not its minimum, its first logit or a mean")
 
 
-PEAKED = ("logits spread over 1,800 within each token, its largest at a random expert, tokens centred between -1e3 "
-          "and +1e3")
+def _peaked_magnitude() -> float:
+    """1e3; 130 for float32 results, whose exp underflows past -103 (so the k-th expert needs a probability above
+    0 there) and overflows past 88.7 (so a softmax shifted by the lowest chosen logit, 93 below, still overflows)."""
+    return 1e3 if precision.current() == precision.FLOAT64 else 130.0
+
+
+def _peaked_text() -> str:
+    m = _peaked_magnitude()
+    return (f"logits spread over {fmt(1.8 * m)} within each token, its largest at a random expert, tokens centred "
+            f"between -{fmt(m)} and +{fmt(m)}")
 
 
 def _balanced_idx(rng, T, E, k):
@@ -450,7 +461,7 @@ def assignment_share(cand, ref, rng):
         got, label = _loss(cand, logits, idx, E)
         rolled = np.roll(idx, 1, axis=1)
         got_r, _ = _loss(cand, logits, rolled, E)
-        if not np.isclose(got, got_r, rtol=1e-6, atol=1e-9):
+        if not isclose(got, got_r, rtol=1e-6, atol=1e-9):
             raise Fail(f"{label} is {fmt(got)} for expert_idx {idx.tolist()} but {fmt(got_r)} for "
                        f"{rolled.tolist()}, the same choices in another column order (same logits): f_e counts the "
                        f"assignments of every one of the k columns, so the column order cannot matter")
@@ -461,7 +472,7 @@ def assignment_share(cand, ref, rng):
     logits = np.repeat(rng.normal(scale=2.0, size=(6, 1)), E, axis=1)
     got_1, label_1 = _loss(cand, logits, one, E)
     got_2, label_2 = _loss(cand, logits, two, E)
-    if not np.isclose(got_2, got_1, rtol=1e-6, atol=1e-9):
+    if not isclose(got_2, got_1, rtol=1e-6, atol=1e-9):
         ratio = f" ({fmt(got_2 / got_1)} times as much)" if got_1 != 0 else ""
         raise Fail(f"{label_2} is {fmt(got_2)}, but {label_1} is {fmt(got_1)}{ratio}: with expert_idx "
                    f"{two.tolist()} every expert gets the same share of the T*k = 12 assignments as with "
@@ -477,12 +488,12 @@ def assignment_share(cand, ref, rng):
     idx = np.argsort(-logits, axis=-1)[:, :k]  # each token's top two, with clearly unequal gates
     readings = np.array([_loss(cand, logits, np.full((T, 1), e), E)[0] for e in range(E)])
     P = _softmax(logits).mean(axis=0)
-    if np.isfinite(readings).all() and readings.sum() > 0 and np.allclose(readings / readings.sum(), P / P.sum(),
+    if np.isfinite(readings).all() and readings.sum() > 0 and allclose(readings / readings.sum(), P / P.sum(),
                                                                           rtol=1e-6, atol=1e-12):
         got, label = _loss(cand, logits, idx, E)
         f = np.bincount(idx.ravel(), minlength=E) / idx.size
         want = float(np.sum(f * readings))
-        if not np.isclose(got, want, rtol=1e-6, atol=1e-9):
+        if not isclose(got, want, rtol=1e-6, atol=1e-9):
             raise Fail(f"{label} is {fmt(got)} for expert_idx {idx.tolist()}, but {fmt(want)} = sum_e f_e * L_e, "
                        f"where L_e = [{', '.join(fmt(r) for r in readings)}] is its own loss with every token sent to "
                        f"expert e alone and f_e = [{', '.join(fmt(x) for x in f)}] the share of the T*k = {T * k} "
@@ -506,7 +517,7 @@ def router_probability(cand, ref, rng):
         got, label = _loss(cand, logits, idx, E)
         p0 = float(_softmax(logits)[:, 0].mean())
         want = base * E * p0
-        if not np.isclose(got, want, rtol=1e-6, atol=1e-9):
+        if not isclose(got, want, rtol=1e-6, atol=1e-9):
             raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)}: every token goes to expert 0, so the loss is "
                        f"proportional to P_0; with every logit of a row equal (P_0 = 1/{E}) it is {fmt(base)}, and "
                        f"here P_0 = mean over tokens of softmax(router_logits[t])[0] = {fmt(p0)}, {fmt(E * p0)} times "
@@ -539,7 +550,7 @@ def matches_reference(cand, ref, rng):
         _check_reference(cand, ref, x, W, k, note)
     # The magnitude rung of `stable`: logits spread over 1,800 within a token, its largest at a random expert.
     for T, E, k in ((9, 6, 3), (7, 8, 2)):
-        _check_reference(cand, ref, *_peaked_logits(rng, T, E, k, 1e3), k, PEAKED)
+        _check_reference(cand, ref, *_peaked_logits(rng, T, E, k, _peaked_magnitude()), k, _peaked_text())
     T, d, E, k = LARGE
     with at_rung(f"{count(T)} tokens"):
         # exact logits, so that no rounding of the candidate's own x @ W_router can reorder near-equal ones

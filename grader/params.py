@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from attnprep.grading import CandidateError, Fail, expect_raises, fmt, invariant, mistake
+from attnprep.grading import CandidateError, Fail, expect_raises, fmt, invariant, isclose, mistake
 from attnprep.ladders import at_rung
 
 FUNCTIONS = ("count_params", "weights_gib")
@@ -291,7 +291,7 @@ def weights_gib(cand, ref, rng):
         what = f"weights_gib({n}, {bits})"
         got = _number(cand.weights_gib(n, bits), what)
         want = n * bits / 8 / GIB
-        if np.isclose(got, want, rtol=1e-6, atol=0.0):
+        if isclose(got, want, rtol=1e-6, atol=0.0):
             continue
         alternatives = {
             "GB (10**9 bytes) instead of GiB (2**30 bytes)": n * bits / 8 / 1e9,
@@ -302,8 +302,8 @@ def weights_gib(cand, ref, rng):
             "bytes divided by 8 twice": n * bits / 64 / GIB,
             "`bits` ignored: 2 bytes a parameter whatever the width": n * 2 / GIB,
         }
-        hint = next((f"; that is {k}" for k, v in alternatives.items() if np.isclose(got, v, rtol=1e-6)), "")
-        if not hint and (np.isclose(got, round(want, 2), rtol=1e-9) or np.isclose(got, round(want, 1), rtol=1e-9)):
+        hint = next((f"; that is {k}" for k, v in alternatives.items() if isclose(got, v, rtol=1e-6)), "")
+        if not hint and (isclose(got, round(want, 2), rtol=1e-9) or isclose(got, round(want, 1), rtol=1e-9)):
             hint = "; return the exact quotient, not a rounded one"
         raise Fail(f"{what} = {fmt(got)}, expected {fmt(want)} = {n} x {bits} / 8 bytes / 2**30{hint}")
 

@@ -6,6 +6,7 @@ from attnprep.grading import (
     Broke,
     CandidateError,
     Fail,
+    allclose,
     as_float,
     attempt,
     check_close,
@@ -13,6 +14,7 @@ from attnprep.grading import (
     check_shape,
     fmt,
     invariant,
+    isclose,
     mistake,
     shape_of,
     worst_entry,
@@ -88,9 +90,9 @@ def _close_or_name(out, want, label, alternatives, advice, rtol=1e-6, atol=1e-9,
     message = f"{label}{where} is {fmt(out[idx])}, expected {fmt(want[idx])}{ctx}"
     for name, alt in alternatives.items():
         with np.errstate(all="ignore"):
-            if np.shape(alt) == out.shape and np.allclose(out, alt, rtol=rtol, atol=atol, equal_nan=True):
+            if np.shape(alt) == out.shape and allclose(out, alt, rtol=rtol, atol=atol, equal_nan=True):
                 raise Fail(f"{message}; that is what {name} gives. {advice}")
-    total = int((~np.isclose(out, want, rtol=rtol, atol=atol, equal_nan=True)).sum())
+    total = int((~isclose(out, want, rtol=rtol, atol=atol, equal_nan=True)).sum())
     raise Fail(f"{message}; {total} of {out.size} entries differ")
 
 
@@ -113,12 +115,12 @@ def unit_rms(cand, ref, rng):
         ms = np.mean(x * x, axis=-1)
         want = np.sqrt(ms / (ms + 1e-6))
         got = np.sqrt(np.mean(out * out, axis=-1))
-        bad = ~np.isclose(got, want, rtol=1e-3, atol=0.0)  # eps-level slips are for `eps`
+        bad = ~isclose(got, want, rtol=1e-3, atol=0.0)  # eps-level slips are for `eps`
         if np.any(bad):
             idx = tuple(int(i) for i in np.argwhere(np.atleast_1d(bad))[0])[: bad.ndim]
             d = s[-1]
             l2 = (f"; that is 1 / sqrt(d) with d = {d}: dividing by the L2 norm sqrt(sum(x**2)) forgets the "
-                  "mean's 1/d" if np.isclose(got[idx], 1 / np.sqrt(d), rtol=1e-4) else "")
+                  "mean's 1/d" if isclose(got[idx], 1 / np.sqrt(d), rtol=1e-4) else "")
             raise Fail(f"{label} and weight = ones: {_where(idx)} has RMS {fmt(got[idx])} (input RMS "
                        f"{fmt(np.sqrt(ms[idx]))}), expected 1 (up to eps){l2}. The RMS of a "
                        "vector v is sqrt(mean(v**2)), taken over the last axis")
@@ -141,10 +143,10 @@ def no_centering(cand, ref, rng):
         with np.errstate(all="ignore"):
             ratio = out / x
         k = float(np.median(ratio))
-        if np.all(np.isfinite(ratio)) and k > 0 and np.allclose(ratio, k, rtol=1e-6, atol=0.0):
+        if np.all(np.isfinite(ratio)) and k > 0 and allclose(ratio, k, rtol=1e-6, atol=0.0):
             continue
         idx = int(np.argmax(np.abs(out - k * x))) if np.isfinite(k) and k > 0 else 0
-        centred = np.allclose(out, 0.0, atol=1e-6) or (np.isfinite(k) and np.allclose(
+        centred = allclose(out, 0.0, atol=1e-6) or (np.isfinite(k) and allclose(
             out - out.mean(), out, atol=1e-6 * max(1.0, np.abs(out).max())))
         hint = (" That is what subtracting the mean first gives: " if centred else " ") + (
             "RMSNorm does not subtract the mean (LayerNorm does); it divides x itself by sqrt(mean(x**2) + eps)")
@@ -241,7 +243,7 @@ def eps(cand, ref, rng):
                 return
             g = g1[0]
             with np.errstate(all="ignore"):
-                readable = np.all(np.isfinite(g)) and np.all(np.abs(g) > 0) and np.allclose(g, g2[0], rtol=1e-6)
+                readable = np.all(np.isfinite(g)) and np.all(np.abs(g) > 0) and allclose(g, g2[0], rtol=1e-6)
             if not readable:
                 return  # no scale-invariant statistic to read: unit-rms and scale-invariant report that
             root = np.abs(x / g)  # sqrt(S): the solution's own root statistic, per entry
@@ -294,7 +296,7 @@ def layer_norm_moments(cand, ref, rng):
         var = np.var(x, axis=-1)
         want = var / (var + 1e-5)
         got = np.var(out, axis=-1)
-        bad = ~np.isclose(got, want, rtol=1e-5, atol=1e-12)
+        bad = ~isclose(got, want, rtol=1e-5, atol=1e-12)
         if np.any(bad):
             idx = tuple(int(i) for i in np.argwhere(np.atleast_1d(bad))[0])[: bad.ndim]
             explanations = [
@@ -305,7 +307,7 @@ def layer_norm_moments(cand, ref, rng):
                 ("leaving eps out", "eps belongs inside the square root: sqrt(var + eps)", np.ones_like(var)),
             ]
             why = next((f"; that is what {name} gives. {advice}" for name, advice, v in explanations
-                        if np.isclose(got[idx], v[idx], rtol=1e-5)), "")
+                        if isclose(got[idx], v[idx], rtol=1e-5)), "")
             raise Fail(f"{label}: {_where(idx)} has population variance {fmt(got[idx])}, expected "
                        f"var / (var + eps) = {fmt(want[idx])} with var = {fmt(var[idx])}{why}")
 

@@ -5,6 +5,7 @@ import numpy as np
 from attnprep.grading import (
     CandidateError,
     Fail,
+    allclose,
     as_float,
     attempt,
     check_close,
@@ -12,6 +13,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    isclose,
     mistake,
     shape_of,
 )
@@ -59,7 +61,7 @@ def _run(cand, x, positions, base=None):
 
 def _close(a, b, atol=1e-9):
     a, b = np.asarray(a), np.asarray(b)
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=1e-6, atol=atol))
+    return a.shape == b.shape and bool(allclose(a, b, rtol=1e-6, atol=atol))
 
 
 @invariant("shape", "the output has x's shape, with any number of leading axes")
@@ -184,7 +186,7 @@ def frequencies(cand, ref, rng):
         theta = _angles(d, base)
         rotate_half = theta[np.arange(d) % half]
         interleaved = theta[np.arange(d) // 2]  # the layout check reports this one
-        if np.allclose(got, rotate_half, rtol=1e-6, atol=1e-9) or np.allclose(got, interleaved, rtol=1e-6,
+        if allclose(got, rotate_half, rtol=1e-6, atol=1e-9) or allclose(got, interleaved, rtol=1e-6,
                                                                              atol=1e-9):
             continue
         def theta_from(per_pair, half=half, d=d):
@@ -271,7 +273,7 @@ def relative(cand, ref, rng):
             # 1e-3: a few digits lost at large positions are the business of `matches-reference`; a dot product
             # that depends on more than the gap moves by far more
             scale = float(np.linalg.norm(q) * np.linalg.norm(k))
-            if not np.isclose(dot1, dot2, rtol=1e-3, atol=1e-3 * scale):
+            if not isclose(dot1, dot2, rtol=1e-3, atol=1e-3 * scale):
                 raise Fail(f"with d={d}, <rope(q, m), rope(k, n)> is {fmt(dot1)} at (m, n) = ({m}, {n}) but "
                            f"{fmt(dot2)} at (m, n) = ({m + shift}, {n + shift}); the gap m - n = {m - n} is the same, "
                            "so the dot products must be equal (each row is rotated by its own position)")

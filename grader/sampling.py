@@ -6,6 +6,7 @@ from attnprep.grading import (
     Broke,
     CandidateError,
     Fail,
+    allclose,
     as_float,
     attempt,
     check_close,
@@ -603,7 +604,7 @@ def distribution(cand, ref, rng):
         # the candidate's own probabilities first; draws that follow the contract's are right too
         problems = [_draw_problem(counts, count, probs, label, n_tests, own_probs=own_ok)]
         want = ref.sampling_probs(logits, **kw)
-        if problems[0] and not np.allclose(want, probs, rtol=1e-9, atol=1e-12):
+        if problems[0] and not allclose(want, probs, rtol=1e-9, atol=1e-12):
             problems.append(_draw_problem(counts, count, want, label, n_tests, own_probs=False))
         if all(problems):
             raise Fail(problems[0])
@@ -660,7 +661,7 @@ def _judge_probs(cand, ref, logits, moderate, kw, name, shift=None, rtol=1e-6, a
     got_mod = attempt(lambda: _probs(cand, moderate, what="logits", **kw)[0])
     if not _readable(got_mod) or not np.isfinite(got_mod).all():
         return  # a crash or a nan at moderate logits is another bug, not overflow
-    if twin and not np.allclose(got_mod, ref.sampling_probs(moderate, **kw), rtol=rtol, atol=atol):
+    if twin and not allclose(got_mod, ref.sampling_probs(moderate, **kw), rtol=rtol, atol=atol):
         return  # wrong on the moderate twin already: a setting or a filter, which the other invariants judge
     what = "float32 logits" if logits.dtype == np.float32 else "logits"
     label = f"{_label('sampling_probs', logits, kw, what)} with {name}"
@@ -675,13 +676,13 @@ def _judge_probs(cand, ref, logits, moderate, kw, name, shift=None, rtol=1e-6, a
         raise Fail(f"{label}: probability {i} is {fmt(got[i])}, although moderate logits with the same settings "
                    "give finite probabilities: exp overflows (inf / inf = nan) or every exp underflows (0/0); "
                    "subtract the maximum of logits / temperature before np.exp")
-    if shift is not None and not np.allclose(got, got_mod, rtol=rtol, atol=atol):
+    if shift is not None and not allclose(got, got_mod, rtol=rtol, atol=atol):
         (i,) = worst_entry(got, got_mod, rtol, atol)
         raise Fail(f"{label}: probability {i} is {fmt(got[i])}, but the same logits lowered by {fmt(shift)} give "
                    f"{fmt(got_mod[i])}; adding a constant to every logit changes no probability, so precision "
                    "is lost at this magnitude (subtract the maximum of logits / temperature, work in float64)")
     want_mod = ref.sampling_probs(moderate.astype(np.float64), **kw)
-    if np.allclose(got_mod, want_mod, rtol=rtol, atol=atol):
+    if allclose(got_mod, want_mod, rtol=rtol, atol=atol):
         check_close(got, ref.sampling_probs(logits.astype(np.float64), **kw), label, rtol=rtol, atol=atol,
                     context="moderate logits with the same settings come out right, so precision or range is lost "
                             "at this magnitude: subtract the maximum of logits / temperature before np.exp")

@@ -5,6 +5,7 @@ import numpy as np
 from attnprep.grading import (
     Broke,
     Fail,
+    allclose,
     as_float,
     attempt,
     check_close,
@@ -85,7 +86,7 @@ def matches_reference(cand, ref, rng):
 
 def _matches(out, want, rtol=1e-6, atol=1e-9):
     return (isinstance(out, np.ndarray) and out.shape == want.shape
-            and bool(np.allclose(out, want, rtol=rtol, atol=atol, equal_nan=False)))
+            and bool(allclose(out, want, rtol=rtol, atol=atol, equal_nan=False)))
 
 
 def _slice_text(z, idx, axis):
@@ -217,7 +218,7 @@ def masked_entries(cand, ref, rng):
         if isinstance(plain, Broke) or plain[0].shape != s or not np.isfinite(plain[0]).all():
             continue  # fails without any -inf at these magnitudes already: not the masking's doing
         plain = plain[0]
-        if not np.allclose(plain.sum(axis=-1), 1.0, rtol=0.0, atol=1e-6):
+        if not allclose(plain.sum(axis=-1), 1.0, rtol=0.0, atol=1e-6):
             # not normalised along the last axis even without -inf entries (for sum-to-one and axis): a slice
             # along the axis it does normalise may be all -inf here, so only finite entries are judged
             nonzero = blocked & np.isfinite(out) & (out != 0.0)
@@ -245,7 +246,7 @@ def masked_entries(cand, ref, rng):
             z_level = z_plain + np.where(blocked, low, 0.0)
             level = attempt(_run, cand, z_level)
             level = None if isinstance(level, Broke) else level[0]
-        if level is not None and level.shape == s and np.allclose(level, ref.softmax(z_level), rtol=1e-6,
+        if level is not None and level.shape == s and allclose(level, ref.softmax(z_level), rtol=1e-6,
                                                                    atol=1e-9):
             check_close(out, ref.softmax(z), label,
                         context="the same call with ordinary numbers in place of the -inf entries is right")

@@ -8,6 +8,7 @@ from attnprep.grading import (
     Broke,
     CandidateError,
     Fail,
+    allclose,
     as_float,
     attempt,
     check_close,
@@ -196,7 +197,7 @@ def gate(cand, ref, rng):
                  f"a = (x @ W_gate)[t, j]: at a = {fmt(a[idx])} the output is {fmt(got[idx])}, expected silu(a) = "
                  f"{fmt(want[idx])}")
         for name, fn in ALTERNATIVES.items():
-            if np.allclose(got, fn(a), rtol=1e-5, atol=1e-7):
+            if allclose(got, fn(a), rtol=1e-5, atol=1e-7):
                 raise Fail(f"{setup}. Over every a tried, your output equals {name}. SwiGLU's gate is "
                            "silu(x @ W_gate) = a * sigmoid(a), multiplied by the linear branch x @ W_up")
         raise Fail(f"{setup}. The gate is "
@@ -220,7 +221,7 @@ def gate(cand, ref, rng):
              f"output [t, j] = silu(a) * u: at a = {fmt(a[idx])}, u = {fmt(u[j])} the output is {fmt(got[idx])}, "
              f"expected {fmt(want[idx])}")
     for name, fn in BRANCH_ALTERNATIVES.items():
-        if np.allclose(got, fn(a, u, s), rtol=1e-5, atol=1e-7):
+        if allclose(got, fn(a, u, s), rtol=1e-5, atol=1e-7):
             raise Fail(f"{setup}. Over every a and u tried, your output equals {name}. SwiGLU is "
                        "silu(x @ W_gate) * (x @ W_up): silu on the gate's projection, then a product")
     raise Fail(f"{setup}. SwiGLU is silu(x @ W_gate) * (x @ W_up): silu on the gate's projection, times the "
@@ -287,7 +288,7 @@ def stable(cand, ref, rng):
                    "exp(-a) overflowed: build the sigmoid from exp(-|a|), which is at most 1")
             raise Fail(f"{label}: entry {list(idx)}, a = {fmt(a[idx])}, gives {fmt(got[idx])}, expected "
                        f"{fmt(want[idx])} (moderate values of a come out finite); {why}")
-        if not np.allclose(got_mod[0], ref.swiglu(*moderate), rtol=1e-6, atol=1e-9):
+        if not allclose(got_mod[0], ref.swiglu(*moderate), rtol=1e-6, atol=1e-9):
             return  # wrong already at moderate values: the gate or the layout, not the numerics
         idx = worst_entry(got, want, 1e-6, 1e-9)
         if idx is not None:

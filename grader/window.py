@@ -6,6 +6,7 @@ from attnprep.grading import (
     Broke,
     CandidateError,
     Fail,
+    allclose,
     as_array,
     as_float,
     attempt,
@@ -15,6 +16,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    isclose,
     mistake,
     shape_of,
     softmax_divisor,
@@ -186,7 +188,7 @@ def window_one(cand, ref, rng):
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise Fail(f"weights of {label}: entry [{i}, {i}] is {fmt(diag[i])}, expected 1 ({context})")
-        if np.allclose(diag, 1.0, rtol=1e-6, atol=1e-9):
+        if allclose(diag, 1.0, rtol=1e-6, atol=1e-9):
             check_close(out, v, f"out of {label}", context="with window = 1 the output is v itself")
         else:
             check_close(out, diag[:, None] * v, f"out of {label}",
@@ -263,14 +265,14 @@ def scale(cand, ref, rng):
                        "row (judged from the ratios of the weights each row gives its keys), so the scale cannot "
                        "be judged on its own; fix the other failures first (the softmax axis, the mask, the "
                        "weights returned)")
-        if np.isclose(c, right, rtol=1e-4, atol=0.0):
+        if isclose(c, right, rtol=1e-4, atol=0.0):
             continue
         guesses = {"1 (no scaling)": 1.0, f"d_k = {d_k}": float(d_k),
                    f"sqrt(d_v) = sqrt({d_v}), the width of v": np.sqrt(d_v),
                    f"sqrt(T) = sqrt({T}), the sequence length": np.sqrt(T),
                    f"sqrt(window) = sqrt({window})": np.sqrt(window),
                    f"1/sqrt(d_k) = {fmt(1 / right)} (multiplied by sqrt(d_k) instead of divided)": 1.0 / right}
-        named = next((name for name, div in guesses.items() if np.isclose(c, div, rtol=1e-4, atol=0.0)), None)
+        named = next((name for name, div in guesses.items() if isclose(c, div, rtol=1e-4, atol=0.0)), None)
         what = f"the scores were divided by {named or fmt(c)}"
         raise Fail(f"weights of {label} with d_k = {d_k} are softmax(q k^T / c) with c = {fmt(c)}: {what}; "
                    f"divide q k^T by sqrt(d_k) = {fmt(right)}, d_k the width of q and k")
@@ -319,7 +321,7 @@ def _check_shift(cand, T, d_k, d_v, window, shifts, name, advice, rng):
     # (other invariants say so) and only finiteness can be judged here.
     small = 3.0 / max(np.abs(shifts).max(), 1.0)
     _, w_small, _ = _attend(cand, q, _shifted(k, small), v, window)
-    if not np.allclose(w_small[fine], w0[fine], rtol=1e-3, atol=1e-6):
+    if not allclose(w_small[fine], w0[fine], rtol=1e-3, atol=1e-6):
         return
     for got, want, what in ((weights, w0, "weights"), (out, out0, "out")):
         idx = worst_entry(got[fine], want[fine], 1e-6, 1e-9)
@@ -350,7 +352,7 @@ def _check_blocked_key(cand, T, d_k, d_v, window, key, name, advice, rng):
     k_small = k.copy()
     k_small[key, 0] = 3.0
     _, w_small, _ = _attend(cand, q, k_small, v, window)
-    if not np.allclose(w_small[rows], w0[rows], rtol=1e-6, atol=1e-9):
+    if not allclose(w_small[rows], w0[rows], rtol=1e-6, atol=1e-9):
         return  # the candidate's rows already react to a blocked key at ordinary scores: blocked-zero's business
     k_big = k.copy()
     k_big[key, 0] = 1e4
@@ -407,7 +409,7 @@ def _check_peaked(cand, ref, T, d_k, d_v, window, advice, rng):
     if not _rows_finite(out0, w0).all():
         return
     want_out0, want_w0 = ref.window_attention(q0, k0, v0, window)
-    matches = np.allclose(w0, want_w0, rtol=1e-6, atol=1e-9) and np.allclose(out0, want_out0, rtol=1e-6, atol=1e-9)
+    matches = allclose(w0, want_w0, rtol=1e-6, atol=1e-9) and allclose(out0, want_out0, rtol=1e-6, atol=1e-9)
     blocked = _blocked(T, window)
     q, k, _ = peaked_qk(rng, (), T, T, d_k, allowed=~blocked)
     v = normal(rng, (T, d_v))

@@ -2,17 +2,7 @@
 
 import numpy as np
 
-from attnprep.grading import (
-    Broke,
-    Fail,
-    as_float,
-    attempt,
-    expect_raises,
-    fmt,
-    invariant,
-    mistake,
-    shape_of,
-)
+from attnprep.grading import Broke, Fail, as_float, attempt, expect_raises, fmt, invariant, isclose, mistake, shape_of
 from attnprep.ladders import Rung, f32_nudged, first_failing, spiky_rows, to_edge
 from attnprep.wire import Unsupported
 
@@ -51,15 +41,15 @@ def _close(got, want, label, context="", rtol=1e-6, atol=1e-9, why_not_finite=""
         why = why_not_finite or context
         raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)}: overflow, 0/0 or log(0)"
                    f"{'; ' + why if why else ''}")
-    if not np.isclose(got, want, rtol=rtol, atol=atol):
+    if not isclose(got, want, rtol=rtol, atol=atol):
         raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)}{' (' + context + ')' if context else ''}")
 
 
 def _mean_hint(got, want, n, vocab):
     """Name the usual wrong reductions when the value gives them away."""
-    if n > 1 and np.isclose(got, n * want, rtol=1e-6):
+    if n > 1 and isclose(got, n * want, rtol=1e-6):
         return f"; {fmt(got)} is {n} times the mean: the sum over N instead of the mean"
-    if vocab > 1 and np.isclose(got, want / vocab, rtol=1e-6):
+    if vocab > 1 and isclose(got, want / vocab, rtol=1e-6):
         return f"; {fmt(got)} is the mean divided by V = {vocab}: averaged over all N x V entries, not over N"
     return ""
 
@@ -119,7 +109,7 @@ def confident(cand, ref, rng):
         want = ref.cross_entropy(huge, targets)
         if not np.isfinite(got):
             _close(got, want, label, why_not_finite=not_finite)
-        fine = isinstance(at_two, float) and np.isclose(at_two, ref.cross_entropy(ordinary, targets), rtol=1e-4)
+        fine = isinstance(at_two, float) and isclose(at_two, ref.cross_entropy(ordinary, targets), rtol=1e-4)
         if fine:
             _close(got, want, label, context=context + f"; at a margin of 2 it comes out right ({fmt(at_two)})")
 
@@ -129,7 +119,7 @@ def _value(cand, logits, targets):
 
 
 def _same(a, b):
-    return isinstance(a, float) and isinstance(b, float) and bool(np.isclose(a, b, rtol=1e-6, atol=1e-9))
+    return isinstance(a, float) and isinstance(b, float) and bool(isclose(a, b, rtol=1e-6, atol=1e-9))
 
 
 @invariant("stable", "no overflow for logits near +-1e4 or rows at very different scales")
@@ -219,7 +209,7 @@ def shift_invariant(cand, ref, rng):
                                 else "[" + ", ".join(fmt(s) for s in shift) + "] row by row")
         # rtol 1e-4: a few digits lost at large logits are the business of `stable`; a loss that is not
         # shift-invariant at all moves by far more
-        if not np.isfinite(got) or not np.isclose(got, base, rtol=1e-4, atol=1e-6):
+        if not np.isfinite(got) or not isclose(got, base, rtol=1e-4, atol=1e-6):
             raise Fail(f"{label} is {fmt(base)}, but after adding {what} to the logits it is {fmt(got)}; "
                        "adding a constant to a whole row does not change its softmax")
 
@@ -246,7 +236,7 @@ def mean(cand, ref, rng):
         got, label2 = _loss(cand, logits, moved)
         gap = logits[r, targets[r]] - logits[r, moved[r]]
         want = base + gap / vocab
-        if not np.isfinite(got) or not np.isclose(got, want, rtol=1e-6, atol=1e-9):
+        if not np.isfinite(got) or not isclose(got, want, rtol=1e-6, atol=1e-9):
             change = got - base
             ratio = f", {fmt(change / (gap / vocab))} times that" if gap and np.isfinite(change) else ""
             raise Fail(f"{label2} is {fmt(got)}, but with row {r}'s target {int(targets[r])} instead of "
@@ -263,7 +253,7 @@ def mean(cand, ref, rng):
         base, label = _loss(cand, logits, targets)
         wider = np.hstack([logits, logits.min(axis=1, keepdims=True) - 60.0])
         got, label2 = _loss(cand, wider, targets)
-        if not np.isfinite(got) or not np.isclose(got, base, rtol=1e-6, atol=1e-9):
+        if not np.isfinite(got) or not isclose(got, base, rtol=1e-6, atol=1e-9):
             raise Fail(f"{label2} is {fmt(got)}, but without its last class, whose logit is 60 below every other "
                        f"of its row (probability about 1e-26), {label} is {fmt(base)}: that class changes no row's "
                        f"loss, so the mean over the N = {n} rows cannot change either; average over the N rows only, "

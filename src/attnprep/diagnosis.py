@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from attnprep.grading import Candidate, CandidateError, Fail
+from attnprep.grading import Candidate, CandidateError, Fail, allclose
 
 _RTOL, _ATOL = 1e-5, 1e-8
 
@@ -73,7 +73,7 @@ def _same(a: Any, b: Any) -> bool:
     if la is None or lb is None or len(la) != len(lb):
         return False
     with np.errstate(all="ignore"):
-        return all(x.shape == y.shape and np.allclose(x, y, rtol=_RTOL, atol=_ATOL, equal_nan=True)
+        return all(x.shape == y.shape and allclose(x, y, rtol=_RTOL, atol=_ATOL, equal_nan=True)
                    for x, y in zip(la, lb, strict=True))
 
 

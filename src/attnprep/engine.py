@@ -13,6 +13,7 @@ from types import ModuleType
 
 import numpy as np
 
+from attnprep import precision
 from attnprep.catalogue import Exercise
 from attnprep.grading import CURRENT_TALLY, CallTimeout, Candidate, CandidateCrash, CandidateError, Fail, Tally
 from attnprep.report import InvariantResult, Report
@@ -288,6 +289,36 @@ def _diagnose(module: ModuleType, ref: ModuleType, session: Session, seed: int, 
         CURRENT_TALLY.reset(token)
 
 
+PRECISION_PROBES = 3  # the grader's first probes: enough to see the dtype of every function's result
+
+
+def _precision_of(module: ModuleType, session: Session, seed: int, end: float) -> str:
+    """The precision the file is judged at, from the dtype of what its functions return on the first probes.
+
+    Best effort and never a verdict: a probe that raises or crashes says nothing (the checks will report it).
+    """
+    probes = getattr(module, "probes", None)
+    if probes is None:
+        return precision.FLOAT64
+    session.deadline = min(end, time.monotonic() + 2.0)
+    token = CURRENT_TALLY.set(Tally())  # these calls judge nothing
+    seen: list[str | None] = []
+    try:
+        cand = Candidate(session.send)
+        for i, (fn, args, kwargs) in enumerate(probes(np.random.default_rng([seed, 3]))):
+            if i >= PRECISION_PROBES:
+                break
+            try:
+                seen.append(precision.of_result(cand.call(fn, *args, **kwargs)))
+            except (CandidateError, Fail):
+                continue
+    except (CallTimeout, CandidateCrash, LoadFailed, ValueError, TypeError):
+        pass
+    finally:
+        CURRENT_TALLY.reset(token)
+    return precision.lowest(seen)
+
+
 def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
           timeout: float = 10.0, worker: Worker | None = None, started: float | None = None) -> Report:
     """Grade `source` against every invariant of `exercise` within `timeout` seconds.
@@ -321,12 +352,19 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
         return started + timeout + session.credit
 
     report = Report(exercise=exercise.slug, file=filename, status="pass", seed=seed)
+    judged_at = None
     try:
         try:
             session.ensure_loaded()
         except LoadFailed as exc:
             report.status, report.message = exc.status, str(exc)
             return report
+        report.precision = _precision_of(module, session, seed, end)
+        judged_at = precision.CURRENT.set(report.precision)
+        measured = None
+        if report.precision != precision.FLOAT64:
+            # The reference on the float32-rounded inputs, and each call measuring the problem's conditioning.
+            ref, measured = precision.RoundedReference(ref), ref
         for i, check in enumerate(checks):
             now = time.monotonic()
             left = end_of() - now
@@ -339,7 +377,7 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
             session.deadline = now + min(left, max(share, MIN_SLICE_S))
             credit_before = session.credit
             rng = np.random.default_rng([seed, zlib.crc32(check.invariant_id.encode())])
-            cand = Candidate(session.send, signatures)
+            cand = Candidate(session.send, signatures, reference=measured)
             status, message = _judge(check, cand, ref, rng)
             changes += [(check.invariant_id, text) for text in cand.tally.changed]
             if status == "timeout":
@@ -356,6 +394,8 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
             report.mistakes = _diagnose(module, ref, session, seed, end_of())
         return report
     finally:
+        if judged_at is not None:
+            precision.CURRENT.reset(judged_at)
         session.close()
         report.output = "\n".join(session.output)
         report.elapsed_s = time.monotonic() - started

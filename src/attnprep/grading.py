@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from attnprep import wire
+from attnprep import precision, wire
 from attnprep.wire import RngSpec, Unsupported
 
 RTOL, ATOL = 1e-6, 1e-9
@@ -63,6 +63,7 @@ class Tally:
     expected_raises: int = 0  # calls that raised what the check wanted (bad input)
     broke: list[str] = field(default_factory=list)  # calls passed over: what went wrong
     changed: list[str] = field(default_factory=list)  # calls that modified an argument in place
+    allowance: float = 0.0  # float32 grading: how far the reference moves under one rounding of its inputs
 
     @property
     def judged(self) -> bool:
@@ -148,9 +149,10 @@ class Candidate:
     """
 
     def __init__(self, send: Callable[[dict, list[bytes]], Any],
-                 signatures: dict[str, list[str]] | None = None) -> None:
+                 signatures: dict[str, list[str]] | None = None, reference: Any = None) -> None:
         self._send = send
         self._signatures = signatures or {}
+        self._reference = reference  # set when grading at float32: each call measures the conditioning
         self.elapsed = 0.0
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
@@ -173,6 +175,8 @@ class Candidate:
             change = self._changed_argument(fn, args, kwargs, reply.args, reply.kwargs)
             if change:
                 tally.changed.append(change)
+            if self._reference is not None and callable(getattr(self._reference, fn, None)):
+                tally.allowance = max(tally.allowance, precision.allowance(getattr(self._reference, fn), args, kwargs))
             return reply
         if kind == "exception":
             raise CandidateError(fn, head.get("type", "Exception"), head.get("mro", []),
@@ -296,13 +300,44 @@ def unpack(value: Any, n: int, what: str) -> tuple:
     return tuple(value)
 
 
+def copied_exactly(got: np.ndarray, given: np.ndarray) -> bool:
+    """`got` holds `given` unchanged; at float32 precision, unchanged after rounding to float32 too."""
+    if np.array_equal(got, given):
+        return True
+    return precision.current() != precision.FLOAT64 and np.array_equal(got, precision.rounded(np.asarray(given)))
+
+
 def check_shape(arr: np.ndarray, shape: tuple, what: str) -> None:
     if tuple(arr.shape) != tuple(shape):
         raise Fail(f"{what} has shape {shape_of(arr)}, expected {shape_of(np.empty(shape))}")
 
 
+def tolerance(rtol: float = RTOL, atol: float = ATOL, want: Any = None) -> tuple[float, float]:
+    """(rtol, atol) for comparing with `want` at the precision this file is judged at (attnprep.precision)."""
+    if precision.current() == precision.FLOAT64:
+        return rtol, atol
+    scale = precision.scale_of(want) if want is not None else 1.0
+    return precision.tolerance(rtol, atol, scale, _tally().allowance)
+
+
+def isclose(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL, equal_nan: bool = False) -> np.ndarray:
+    """np.isclose with the tolerances of the precision being judged (b is the expected side)."""
+    r, t = tolerance(rtol, atol, b)
+    with np.errstate(all="ignore"):
+        return np.isclose(a, b, rtol=r, atol=t, equal_nan=equal_nan)
+
+
+def allclose(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL, equal_nan: bool = False) -> bool:
+    """np.allclose with the tolerances of the precision being judged (b is the expected side)."""
+    try:
+        return bool(np.all(isclose(a, b, rtol, atol, equal_nan)))
+    except ValueError:  # shapes that do not broadcast
+        return False
+
+
 def worst_entry(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> tuple | None:
-    """Index of the entry furthest outside tolerance, or None if all are close."""
+    """Index of the entry furthest outside tolerance (at the precision being judged), or None if all are close."""
+    rtol, atol = tolerance(rtol, atol, want)
     with np.errstate(all="ignore"):
         bad = ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
         if not bad.any():
@@ -312,18 +347,47 @@ def worst_entry(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> 
     return tuple(int(i) for i in np.unravel_index(int(np.argmax(err)), got.shape))
 
 
+def fmt_pair(got: float, want: float) -> tuple[str, str]:
+    """Two numbers with just enough digits to see that they differ (6 when they differ there already)."""
+    for digits in (6, 8, 10, 12, 17):
+        a, b = f"{got:.{digits}g}", f"{want:.{digits}g}"
+        if a != b:
+            return a, b
+    return a, b
+
+
+def difference_text(got: float, want: float, rtol: float, atol: float) -> str:
+    """`relative error 3.1e-05, tolerance 1e-06`: how far off, and how far off was allowed."""
+    with np.errstate(all="ignore"):
+        if not (np.isfinite(got) and np.isfinite(want)):
+            return ""
+        diff = abs(got - want)
+        allowed = atol + rtol * abs(want)
+        if want != 0 and (rtol * abs(want) >= atol or diff > 10 * atol):
+            return f"relative error {diff / abs(want):.2g}, tolerance {allowed / abs(want):.2g}"
+    return f"difference {diff:.2g}, tolerance {allowed:.2g}"
+
+
 def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float = ATOL,
                 context: str = "") -> np.ndarray:
     """Fail with one concrete wrong entry when `got` is not close to `want`."""
     arr = as_float(got, what)
     want = np.asarray(want, dtype=np.float64)
     check_shape(arr, want.shape, what)
+    rtol, atol = tolerance(rtol, atol, want)
     idx = worst_entry(arr, want, rtol, atol)
     if idx is not None:
         where = f": entry [{', '.join(map(str, idx))}]" if idx else ""
-        total = int((~np.isclose(arr, want, rtol=rtol, atol=atol, equal_nan=True)).sum())
-        suffix = f" ({total} of {arr.size} entries differ{'; ' + context if context else ''})"
-        raise Fail(f"{what}{where} is {fmt(arr[idx])}, expected {fmt(want[idx])}{suffix}")
+        with np.errstate(all="ignore"):
+            total = int((~np.isclose(arr, want, rtol=rtol, atol=atol, equal_nan=True)).sum())
+        g, w = float(arr[idx]), float(want[idx])
+        if np.isfinite(g) and np.isfinite(w):
+            shown_got, shown_want = fmt_pair(g, w)
+        else:
+            shown_got, shown_want = fmt(g), fmt(w)
+        diff = difference_text(g, w, rtol, atol)
+        details = "; ".join(x for x in (f"{total} of {arr.size} entries differ", diff, context) if x)
+        raise Fail(f"{what}{where} is {shown_got}, expected {shown_want} ({details})")
     return arr
 
 

@@ -117,7 +117,18 @@ def say(text: str, style: str = "", console: Console | None = None) -> None:
 def summary_line(rep) -> str:
     """'9 passed, 3 failed, 1 not judged of 13 invariants in 0.31s (seed 0)'."""
     counted = f"{rep.summary()} of {len(rep.invariants)} invariants" if rep.invariants else "no invariant ran"
-    return f"{counted} in {rep.elapsed_s:.2f}s (seed {rep.seed})"
+    return f"{counted} in {rep.elapsed_s:.2f}s (seed {rep.seed}){precision_note(rep)}"
+
+
+def precision_note(rep) -> str:
+    """Said once, after the summary, when the results were not judged at float64."""
+    judged_at = getattr(rep, "precision", "float64")
+    if judged_at == "float32":
+        return "; judged at float32 precision, as your results are float32"
+    if judged_at == "float16":
+        return ("; judged at float32 precision, which float16 results cannot reach: compute in float32 or "
+                "float64 and cast at the end if you must")
+    return ""
 
 
 def report(rep, clock_started_now: bool = False) -> None:

@@ -47,6 +47,7 @@ class Report:
     mistakes: list[dict[str, str]] = field(default_factory=list)
     clock: dict[str, Any] | None = None
     output: str = ""
+    precision: str = "float64"  # the precision the results were judged at (attnprep.precision)
 
     @staticmethod
     def status_of(results: list[InvariantResult]) -> str:
@@ -93,7 +94,7 @@ class Report:
             "elapsed_s": round(self.elapsed_s, 3), "seed": self.seed,
             "invariants": [r.to_dict() for r in self.invariants],
             "mistakes": [dict(m) for m in self.mistakes],
-            "clock": self.clock, "output": self.output,
+            "clock": self.clock, "output": self.output, "precision": self.precision,
         }
 
     @classmethod
@@ -101,6 +102,6 @@ class Report:
         invariants = [InvariantResult(i["id"], i["description"], i["status"], i.get("message"),
                                       i.get("elapsed_s", 0.0)) for i in data["invariants"]]
         fields = {k: data[k] for k in ("exercise", "file", "status", "message", "elapsed_s",
-                                        "seed", "mistakes", "clock") if k in data}
+                                        "seed", "mistakes", "clock", "precision") if k in data}
         return cls(**fields, invariants=invariants, output=data.get("output", ""))
 
