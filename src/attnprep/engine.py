@@ -359,7 +359,7 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
         except LoadFailed as exc:
             report.status, report.message = exc.status, str(exc)
             return report
-        report.precision = _precision_of(module, session, seed, end)
+        report.precision = _precision_of(module, session, seed, end_of())
         judged_at = precision.CURRENT.set(report.precision)
         measured = None
         if report.precision != precision.FLOAT64:
