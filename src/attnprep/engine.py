@@ -282,7 +282,8 @@ def _diagnose(module: ModuleType, ref: ModuleType, session: Session, seed: int, 
     session.deadline = end
     token = CURRENT_TALLY.set(Tally())  # diagnosis judges nothing: its calls are not counted
     try:
-        return diagnose(module, ref, Candidate(session.send), np.random.default_rng([seed, 7]))
+        return diagnose(module, ref, Candidate(session.send), np.random.default_rng([seed, 7]),
+                        other_framework=session.framework != "numpy")
     except (Fail, CallTimeout, CandidateCrash, LoadFailed, ValueError, TypeError):
         return []
     finally:

@@ -2,7 +2,7 @@
 # expect: fail eps
 # mistake: PyTorch, adds eps after the square root (x.norm-style), not inside it
 # diagnosis: eps-outside-sqrt layer-norm-eps-outside-sqrt
-import torch
+import torch  # noqa: F401 - the tensors this file works on are torch tensors
 
 
 def rms_norm(x, weight, eps=1e-6):

@@ -1,7 +1,6 @@
 # attnprep: xent
 # expect: pass
 # style: PyTorch, F.one_hot of the targets times the log-probabilities, .item() of the mean
-import torch
 import torch.nn.functional as F
 
 
