@@ -431,10 +431,85 @@ def probes(rng):
     # Integer weight matrices: an in-place float update of a weight (W_q /= ...) cannot be stored in them.
     W = tuple(rng.integers(-2, 3, size=(8, 8)) for _ in range(4))
     yield "decode_step", (rng.normal(size=(1, 8)), _random_cache(rng, 1, 2, 3, 4), *W, 2), {}
+    yield "decode_step", _rounding_probe(rng), {}
+    for t in (256, 512, 1024, 2048):
+        yield "decode_step", _long_cache_probe(rng, t), {}
+    # Which score the softmax is shifted by (exp of a raw score of 800 overflows, of 600 not). First two sequences:
+    # the new token's own score far below the cached ones, and far above them (so only a shift by the minimum
+    # overflows there); then the new token's score near 800 with the cached ones.
+    yield "decode_step", _shift_probe(rng, [(-280.0, (500.0, 600.0)), (300.0, (-500.0, -450.0))]), {}
+    yield "decode_step", _shift_probe(rng, [(800.0, (760.0, 820.0))]), {}
+
+
+def _shift_probe(rng, rows):
+    """One head of d_head = 4; in sequence b the new token scores rows[b][0], five cached keys uniformly within
+    rows[b][1]."""
+    B, d, t = len(rows), 4, 5
+    x_t = np.zeros((B, d))
+    x_t[:, 0] = 1.0
+    x_t[:, 1] = [own / 10.0 for own, _ in rows]
+    W_q, W_k = np.zeros((d, d)), np.zeros((d, d))
+    W_q[0, 0] = 20.0
+    W_k[1, 0] = 1.0  # k[0] = own / 10, and a score is 20 * k[0] / sqrt(4)
+    K = np.zeros((B, 1, t, d))
+    for b, (_, cached) in enumerate(rows):
+        K[b, 0, :, 0] = rng.uniform(*cached, size=t) / 10.0
+    W_v = rng.normal(size=(d, d))
+    return x_t, (K, rng.normal(size=(B, 1, t, d))), W_q, W_k, W_v, np.eye(d), 1
+
+
+# The float32 probes: float32 keeps 24 bits, so 1 + delta with delta of 1e-7 to 1e-6 is rounded by up to 6e-8, and
+# 2**20 * (1 + delta) - 2**20 * 1 turns that into an error of up to 1/16 on a value of 0.1 to 1. Products by a power of
+# two and the difference of two close numbers are exact in float32 too, in any order of summation, so every float32
+# implementation gets the same wrong value, far beyond any tolerance, while the rest of its rounding stays near 1e-7.
+_TWO_20 = 2.0**20
+
+
+def _rounding_probe(rng):
+    """x_t = [1 + delta, 1, 0, 0] and W_q such that q = 2**20 * delta: float32 projections show at once.
+
+    16 sequences (a batch of 64 features, which the float32 variant below is keyed to), one head, 3 cached
+    positions whose keys make the weights depend on q; the new key and value are 0 and W_o is the identity.
+    """
+    B, d_model, t = 16, 4, 3
+    x_t = np.zeros((B, d_model))
+    x_t[:, 0] = 1.0 + rng.uniform(1e-7, 1e-6, size=B)
+    x_t[:, 1] = 1.0
+    W_q = np.zeros((d_model, d_model))
+    W_q[0, 0], W_q[1, 0] = _TWO_20, -_TWO_20
+    K = np.zeros((B, 1, t, d_model))
+    K[..., 0] = rng.uniform(2.0, 6.0, size=(B, 1, t))
+    V = rng.uniform(0.5, 2.0, size=(B, 1, t, d_model))
+    zero = np.zeros((d_model, d_model))
+    return x_t, (K, V), W_q, zero, zero.copy(), np.eye(d_model), 1
+
+
+def _long_cache_probe(rng, t):
+    """A cache of t positions (a usual buffer or window length: one more token no longer fits), scores float32 rounds.
+
+    One head of d_head = 4 (so that scaling by 1 / sqrt(d_head) is exact), q = [2**20, -2**20, 0, 0]. Eight live
+    cached keys [1 + delta, 1, 0, 0] score 2**20 * delta / 2 (0.05 to 0.5, rounded by up to 0.03 in float32); every
+    other cached key is [0, 1, 0, 0], which scores -524,288 and gets a weight of exactly 0 in any precision. The new
+    key [1, 1, 0, 0] scores 0.
+    """
+    d = 4
+    x_t = np.zeros((1, d))
+    x_t[0, 0] = 1.0
+    W_q, W_k, W_v = np.zeros((d, d)), np.zeros((d, d)), np.zeros((d, d))
+    W_q[0, :2] = _TWO_20, -_TWO_20
+    W_k[0, :2] = 1.0
+    W_v[0] = 0.5, -0.5, 1.0, 0.25
+    K = np.zeros((1, 1, t, d))
+    K[..., 1] = 1.0
+    live = rng.choice(t, size=8, replace=False)
+    K[0, 0, live, 0] = 1.0 + rng.uniform(1e-7, 1e-6, size=8)
+    V = rng.normal(size=(1, 1, t, d))
+    V[0, 0, live] = rng.uniform(0.5, 2.0, size=(8, d))
+    return x_t, (K, V), W_q, W_k, W_v, np.eye(d), 1
 
 
 def _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, *, divide_by=None, heads=None, append=None, start=None,
-             keys=None, mask=None, subtract=None, norm_axis=-1):
+             keys=None, mask=None, subtract=None, norm_axis=-1, merge=None):
     """decode_step with one known mistake switched on (never writing into the caller's cache)."""
     B, d_model = x_t.shape
     d_head = d_model // n_heads
@@ -455,7 +530,7 @@ def _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, *, divide_by=None, heads=N
     e = np.exp(s - (s.max(axis=-1, keepdims=True) if subtract is None else subtract(s)))
     w = e / e.sum(axis=norm_axis, keepdims=True)
     out = (w @ V)[:, :, 0, :]  # (B, n_heads, d_head)
-    if heads is not None:  # merged back the way it was split: (B, d_head, n_heads)
+    if heads is not None or merge == "interleaved":  # merged back as (B, d_head, n_heads)
         out = out.transpose(0, 2, 1)
     return out.reshape(B, d_model) @ W_o, (K, V)
 
@@ -574,3 +649,99 @@ def _wq_scaled_in_place(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
     W_q = np.array(W_q)  # a private copy of the caller's dtype: an integer matrix cannot take the float result
     W_q /= np.sqrt(x_t.shape[1] // n_heads)
     return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: 1.0)
+
+
+@mistake("merge-interleaved", "merge the heads back with reshape(B, d_model): head h's output goes to features "
+                              "h*d_head:(h+1)*d_head, and a transpose to (d_head, n_heads) first interleaves them")
+def _merge_interleaved(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, merge="interleaved")
+
+
+@mistake("query-from-w-k", "project the query with W_q: x_t @ W_k makes every score a key dotted with a key")
+def _query_from_w_k(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_k, W_k, W_v, W_o, n_heads)
+
+
+@mistake("cache-returned-v-k", "return the cache as (K, V), keys first: the next step reads cache[0] as the keys")
+def _returns_v_k(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    y, (K, V) = _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads)
+    return y, (V, K)
+
+
+@mistake("scale-precedence", "divide the scores by (d_model // n_heads) ** 0.5: d_model // n_heads ** 0.5 takes the "
+                             "power first and floor-divides d_model by sqrt(n_heads)")
+def _scale_precedence(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: D // (D // dh) ** 0.5)
+
+
+def _buffered(size):
+    def decode_step(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+        B, d_model = x_t.shape
+        d_head = d_model // n_heads
+        t = 0 if cache is None else cache[0].shape[2]
+        K, V = np.zeros((B, n_heads, size, d_head)), np.zeros((B, n_heads, size, d_head))
+        if cache is not None:
+            K[:, :, :t], V[:, :, :t] = cache  # a longer cache does not fit: ValueError
+        k, v = (x_t @ W_k).reshape(B, n_heads, d_head), (x_t @ W_v).reshape(B, n_heads, d_head)
+        K[:, :, t], V[:, :, t] = k, v  # a full buffer has no position t: IndexError
+        return _variant(x_t, (K[:, :, :t], V[:, :, :t]), W_q, W_k, W_v, W_o, n_heads)
+    return mistake("fixed-size-buffer", "grow the cache with np.concatenate along the positions: a buffer "
+                                        "preallocated for a maximum length breaks once the context is longer")(
+        decode_step)
+
+
+# A preallocated buffer of a usual length: the long-cache probe of exactly that length fills it (IndexError), the
+# longer ones do not fit (ValueError), which tells it from code that fails on every cache.
+_buffer_256, _buffer_512, _buffer_1024 = (_buffered(n) for n in (256, 512, 1024))
+
+
+def _windowed(size):
+    def decode_step(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+        return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads,
+                        append=lambda old, new: np.concatenate([old, new], axis=2)[:, :, -size:])
+    return mistake("cache-window", "keep every position in the cache: cutting it to the latest positions (a fixed "
+                                   "context length) drops the oldest tokens from attention")(decode_step)
+
+
+# The usual context lengths; the long-cache probe tells each of them from the reference.
+_window_256, _window_512, _window_1024, _window_2048 = (_windowed(n) for n in (256, 512, 1024, 2048))
+
+
+# Two variants of one mistake. float32 projections at any cache length (keyed to the rounding probe's batch of 64
+# features: on the smaller probes float32's rounding is noise near the tolerance, which would make the verdict a
+# matter of chance), and float32 attention over a long cache only (1,024 positions and more).
+@mistake("float32-arithmetic", "compute in float64, the cache too: float32 keeps about seven digits, which "
+                               "cancelling terms in the projections or scores turn into visible errors")
+def _float32_projections(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    if np.size(x_t) >= 64:
+        x_t, W_q, W_k, W_v, W_o = (np.asarray(a, dtype=np.float32) for a in (x_t, W_q, W_k, W_v, W_o))
+    y, (K, V) = _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads)
+    return y.astype(np.float64), (K, V)
+
+
+@mistake("float32-arithmetic", _float32_projections.mistake_message)
+def _float32_long_cache(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    if cache is None or cache[0].shape[2] < 1024:
+        return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads)
+    B, d_model = x_t.shape
+    d_head = d_model // n_heads
+    q, k, v = ((np.asarray(x_t, dtype=np.float64) @ W).reshape(B, n_heads, 1, d_head) for W in (W_q, W_k, W_v))
+    K = np.concatenate([cache[0], k], axis=2).astype(np.float32)
+    V = np.concatenate([cache[1], v], axis=2).astype(np.float32)
+    s = q.astype(np.float32) @ K.swapaxes(-1, -2) / np.float32(np.sqrt(d_head))
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    out = (e / e.sum(axis=-1, keepdims=True) @ V).reshape(B, d_model)
+    return (out @ W_o).astype(np.float64), (K, V)
+
+
+
+@mistake("shift-by-own-score", "subtract each row's maximum before np.exp, not the new token's own score: a cached "
+                               "key scoring about 709 above it overflows")
+def _shift_by_own_score(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, subtract=lambda s: s[..., -1:])
+
+
+@mistake("shift-by-min", "subtract each row's maximum before np.exp, not its minimum: a key scoring about 709 above "
+                         "the lowest overflows")
+def _shift_by_min(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, subtract=lambda s: s.min(axis=-1, keepdims=True))

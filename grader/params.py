@@ -359,6 +359,10 @@ def probes(rng):
         yield "count_params", tuple(cfg[n] for n in NAMES), {"tied_embeddings": True}
     yield "count_params", (10, 0, 2, 4, 2, 4, 12), {}
     yield "count_params", (10, 8, 2, 6, 4, 4, 12), {}
+    # n_kv_heads = 0: the modulo check must not come first; then two negative sizes, whose product is positive, and one
+    yield "count_params", (10, 8, 2, 4, 0, 4, 12), {}
+    yield "count_params", (10, 8, -2, 4, 2, -4, 12), {}
+    yield "count_params", (10, 8, 2, 4, 2, -4, 12), {}
     for n, bits in ((SEED_TOTAL, 16), (SEED_TOTAL, 4), (int(rng.integers(10**6, 10**9)), 3)):
         yield "weights_gib", (n, bits), {}
 
@@ -438,3 +442,32 @@ def _ignores_bits(n_params, bits):
 @mistake("rounded-gib", "return the exact quotient; rounding is for display", fn="weights_gib")
 def _rounded(n_params, bits):
     return round(n_params * bits / 8 / GIB, 2)
+
+
+def _layers_count(V, d, L, H, KV, hd, ff, tied):
+    return L * _layer(d, H, KV, hd, ff) + V * d * (1 if tied else 2) + d
+
+
+@mistake("modulo-before-positive", "check that every size is positive before n_heads % n_kv_heads: with n_kv_heads = "
+                                   "0 the modulo raises ZeroDivisionError, not ValueError")
+def _modulo_first(vocab_size, d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, tied_embeddings=False):
+    sizes = (vocab_size, d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff)
+    if n_heads % n_kv_heads:
+        raise ValueError("n_heads must be a multiple of n_kv_heads")
+    if min(sizes) <= 0:
+        raise ValueError("sizes must be positive")
+    return _layers_count(*sizes, tied_embeddings)
+
+
+# Behaviour cannot tell this from no validation at all on the two negative sizes (both count them), so the message
+# holds for either.
+@mistake("product-validation", "check each size on its own (value <= 0 raises ValueError): two negative sizes must "
+                               "be rejected too, although their product is positive")
+def _product_validation(vocab_size, d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, tied_embeddings=False):
+    sizes = (vocab_size, d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff)
+    product = 1
+    for value in sizes:
+        product *= value
+    if product <= 0 or n_heads % n_kv_heads:
+        raise ValueError("bad configuration")
+    return _layers_count(*sizes, tied_embeddings)

@@ -463,6 +463,40 @@ def probes(rng):
     vector = rng.normal(size=d) * 3.0 + 1.0
     yield "rms_norm", (vector, weight), {}
     yield "layer_norm", (vector, weight, bias), {}
+    yield "layer_norm", (_offset_rows(rng), weight[:2].repeat(4), bias[:2].repeat(4)), {}
+    yield "layer_norm", _rounding_probe(rng), {"eps": 1e-12}
+
+
+def _offset_rows(rng):
+    """Vectors of d = 8 at an offset of 2**27, where the variance E[x^2] - E[x]^2 is off by exactly 1, in any order.
+
+    x = 2**27 + 8 j with j of 0 and 1 (an odd number of ones): every square, sum and mean is an exact float64 integer,
+    whatever the order of summation, except mean**2 = 2**54 + ..., whose odd last bits round away, so the one-pass
+    variance is the true one (7 to 16) plus 1, while the two-pass variance is exact.
+    """
+    rows = []
+    while len(rows) < 4:
+        j = rng.integers(0, 2, size=8)
+        if j.sum() % 2:
+            rows.append(2.0**27 + 8.0 * j)
+    return np.array(rows)
+
+
+def _rounding_probe(rng):
+    """2,100 vectors of d = 8 just off float32's grid: LayerNorm in float32 is off by about 1e-4, and every float32
+    implementation alike.
+
+    x = g + delta with g = 1 + m * 2**-15 (m a small integer) and |delta| below half of float32's step, so float32
+    rounds x to g exactly, and every mean, difference and square of g is exact in float32 too, in any order; the
+    spread of a vector is a few 2**-15, so dropping delta moves the output by about 1e-4, while the rest of float32's
+    rounding stays near 1e-7. 16,800 entries: a size that code switching to float32 "for large tensors" is likely to
+    reach. (With eps = 1e-12 the variance is the whole denominator.)
+    """
+    shape = (2100, 8)
+    m = rng.integers(-6, 7, size=shape)
+    m[:, 0], m[:, 1] = -7, 7  # no vector is constant
+    x = 1.0 + m * 2.0**-15 + rng.uniform(-0.9, 0.9, size=shape) * 2.0**-25
+    return x, np.ones(8), np.zeros(8)
 
 
 def _rms(x, weight, eps, stat):
@@ -624,3 +658,24 @@ def _ln_in_place(x, weight, bias, eps=1e-5):
     out = _norm("layer_norm", x, weight, bias, eps=eps)
     x -= np.mean(x, axis=-1, keepdims=True)
     return out
+
+
+@mistake("one-pass-variance", "compute the variance from the centred vector, mean((x - mean)**2): mean(x**2) - "
+                              "mean**2 cancels away its digits when the mean is large next to the spread",
+         fn="layer_norm")
+def _one_pass_variance(x, weight, bias, eps=1e-5):
+    mu = np.mean(x, axis=-1, keepdims=True)
+    var = np.maximum(np.mean(x * x, axis=-1, keepdims=True) - mu * mu, 0.0)
+    return (x - mu) / np.sqrt(var + eps) * weight + bias
+
+
+@mistake("float32-arithmetic", "compute in float64 at every size: float32 keeps about seven digits, which vectors "
+                               "with a small spread around a large mean lose in the normalisation", fn="layer_norm")
+def _float32_large(x, weight, bias, eps=1e-5):
+    # Float32 only on a large input: on the small probes float32's rounding is noise near the tolerance, which would
+    # make the verdict a matter of chance; the rounding probe (16,800 entries) tells it apart exactly.
+    work = np.asarray(x, dtype=np.float32) if np.size(x) >= 4096 else x
+    mu = np.mean(work, axis=-1, keepdims=True)
+    c = work - mu
+    var = np.mean(c * c, axis=-1, keepdims=True)
+    return (c / np.sqrt(var + eps)).astype(np.float64) * weight + bias

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from attnprep import precision
 from attnprep.grading import (
     CandidateError,
     Fail,
@@ -20,6 +21,16 @@ from attnprep.grading import (
 from attnprep.ladders import Rung, beyond_f32, dims, first_failing
 
 FUNCTIONS = ("rope",)
+
+
+def _angle_rounding(args, kwargs):
+    """At float32 an angle position * theta is as far off as the position rounds: times the largest |x|."""
+    x = args[0] if args else kwargs.get("x", 0.0)
+    positions = args[1] if len(args) > 1 else kwargs.get("positions", 0.0)
+    return precision.rounding_of(positions) * max(1.0, float(np.max(np.abs(x), initial=0.0)))
+
+
+FLOAT32_ROUNDING = {"rope": _angle_rounding}  # what input rounding cannot show (attnprep.precision)
 
 # Leading batch axes, T != d, length 1 and the smallest even d.
 SHAPES = [(5, 8), (1, 6), (7, 2), (2, 5, 8), (3, 2, 4, 6), (2, 1, 10)]

@@ -347,6 +347,35 @@ def probes(rng):
         yield "swiglu", (rng.normal(scale=2.0, size=x_shape), *_weights(rng, x_shape[-1], d_ff)), {}
     big = np.array([[1e3, -1e3, 60.0, -60.0], [2.0, -2.0, 800.0, -0.5]]) * rng.uniform(0.9, 1.1, size=(2, 4))
     yield "swiglu", _probe(big), {}
+    # The same large gates as one position (1-D x) and with a batch axis: a sigmoid that overflows on one code path
+    # only shows on the path it takes.
+    yield "swiglu", _probe(big[0]), {}
+    yield "swiglu", _probe(big[None]), {}
+    yield "swiglu", _rounding_probe(rng), {}
+
+
+def _rounding_probe(rng):
+    """x and weights on which float32 arithmetic errs by up to 1/16, and every float32 implementation alike.
+
+    520 positions and d_ff = 16 (8,320 hidden units, a size that code switching to float32 "for large inputs" is
+    likely to reach). x[p] = [a (d_ff values), 1 + delta_p, 1] with delta_p off float32's grid, W_gate copies a and
+    W_up gives every hidden unit u_p = 2**20 * (1 + delta_p) - 2**20. In float32 that is 2**20 times the rounding of
+    1 + delta_p minus 1, exactly (products by a power of two and the difference of two close numbers are exact, in
+    any order of summation): it differs from float64's by up to 1/16 of u_p's 0.1 to 1, far beyond any tolerance,
+    while the float32 rounding of silu(a) stays near 1e-7.
+    """
+    P, d_ff = 520, 16
+    x = np.zeros((P, d_ff + 2))
+    x[:, :d_ff] = rng.uniform(0.5, 3.0, size=(P, d_ff))
+    x[:, d_ff] = 1.0 + rng.uniform(1e-7, 1e-6, size=P)
+    x[:, d_ff + 1] = 1.0
+    W_gate = np.zeros((d_ff + 2, d_ff))
+    W_gate[:d_ff] = np.eye(d_ff)
+    W_up = np.zeros((d_ff + 2, d_ff))
+    W_up[d_ff], W_up[d_ff + 1] = 2.0**20, -(2.0**20)
+    W_down = np.zeros((d_ff, d_ff + 2))
+    W_down[:, :d_ff] = np.eye(d_ff)
+    return x, W_gate, W_up, W_down
 
 
 def _ffn(gate_of):
@@ -416,3 +445,45 @@ def _scrambled(x, W_gate, W_up, W_down):
 def _two_d_only(x, W_gate, W_up, W_down):
     a = np.einsum("td,df->tf", x, W_gate)
     return np.einsum("tf,fd->td", a * _stable_sigmoid(a) * np.einsum("td,df->tf", x, W_up), W_down)
+
+
+_flipped_sign = mistake("flipped-sigmoid-sign", "the sigmoid is 1 / (1 + exp(-a)), with a minus sign: 1 / (1 + exp(a)) "
+                                                "is sigmoid(-a)")(_ffn(lambda a, u: a * _stable_sigmoid(-a) * u))
+
+
+@mistake("down-transposed", "W_down is (d_ff, d_model): multiply by W_down itself, not W_down.T, which only fits "
+                            "when d_ff == d_model")
+def _down_transposed(x, W_gate, W_up, W_down):
+    a = x @ W_gate
+    return (_silu(a) * (x @ W_up)) @ W_down.T
+
+
+@mistake("overflow-error-one-position", "a single position (1-D x) raises OverflowError for large gate "
+                                        "pre-activations: compute the sigmoid with NumPy from exp(-|a|) on every "
+                                        "path, not with math.exp on each value")
+def _math_exp_1d(x, W_gate, W_up, W_down):
+    if np.ndim(x) != 1:
+        return _ffn(lambda a, u: _silu(a) * u)(x, W_gate, W_up, W_down)
+    a = x @ W_gate
+    gate = np.array([v / (1.0 + math.exp(-v)) for v in a])
+    return (gate * (x @ W_up)) @ W_down
+
+
+# The same mistake on some code paths only: a sigmoid built from exp(-|a|) for (T, d_model), exp(a) / (1 + exp(a))
+# for 1-D and batched x. One id with the fully unstable variant, so that a file unstable everywhere is named once.
+@mistake(_exp_ratio.mistake_id, _exp_ratio.mistake_message)
+def _stable_2d_only(x, W_gate, W_up, W_down):
+    if np.ndim(x) == 2:
+        return _ffn(lambda a, u: _silu(a) * u)(x, W_gate, W_up, W_down)
+    return _ffn(lambda a, u: a * (np.exp(a) / (1.0 + np.exp(a))) * u)(x, W_gate, W_up, W_down)
+
+
+@mistake("float32-arithmetic", "compute in float64 at every size: float32 keeps about seven digits, which a "
+                               "hidden layer with cancelling terms turns into visible errors")
+def _float32_large(x, W_gate, W_up, W_down):
+    # Float32 only on a large input: on the small probes float32's rounding is noise around the tolerance, which
+    # would make the verdict a matter of chance; the rounding probe tells it apart exactly, at 8,320 hidden units.
+    x = np.asarray(x, dtype=np.float64)
+    if x.size // x.shape[-1] * np.shape(W_gate)[1] >= 4096:
+        x, W_gate, W_up, W_down = (np.asarray(w, dtype=np.float32) for w in (x, W_gate, W_up, W_down))
+    return _ffn(lambda a, u: _silu(a) * u)(x, W_gate, W_up, W_down).astype(np.float64)

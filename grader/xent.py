@@ -2,11 +2,17 @@
 
 import numpy as np
 
+from attnprep import precision
 from attnprep.grading import Broke, Fail, as_float, attempt, expect_raises, fmt, invariant, isclose, mistake, shape_of
 from attnprep.ladders import Rung, f32_nudged, first_failing, spiky_rows, to_edge
 from attnprep.wire import Unsupported
 
 FUNCTIONS = ("cross_entropy",)
+
+# At float32 the loss is a difference of log-sum-exps as large as the logits, so it keeps no more digits than they
+# do: the absolute error float32 code may show (attnprep.precision; input rounding alone cannot show it).
+FLOAT32_ROUNDING = {"cross_entropy": lambda args, kwargs: precision.rounding_of(args[0] if args else
+                                                                               kwargs.get("logits", 0.0))}
 
 
 # -- helpers --------------------------------------------------------------------
@@ -364,6 +370,38 @@ def probes(rng):
     logits = rng.normal(size=(3, 4))
     yield "cross_entropy", (logits, np.array([0, 4, 1])), {}
     yield "cross_entropy", (logits, np.array([2, -1, 1])), {}
+    # PyTorch's ignore_index: a target of -100
+    yield "cross_entropy", (logits, np.array([2, -100, 1])), {}
+    # one logit 700 above its row's typical logit and 2,700 above the rest: exp(z - max) and even exp(z) are
+    # finite, exp(z - mean) is not
+    logits = rng.normal(size=(3, 5)) + np.array([700.0, -2000.0, -2000.0, -2000.0, -2000.0])
+    yield "cross_entropy", (logits, np.array([0, 0, 0])), {}
+    yield "cross_entropy", _rounding_probe(rng), {}
+    # confidently wrong again, with no target in column 0: a shift by the first logit stays finite here
+    logits = rng.normal(size=(3, 6))
+    targets = np.array([3, 1, 5])
+    logits[np.arange(3), targets] = logits.min(axis=1) - 1000.0
+    yield "cross_entropy", (logits, targets), {}
+
+
+def _rounding_probe(rng):
+    """64 rows of 520 logits near 1e4 on float32's grid, whose losses float32 rounds by a third of its step or more.
+
+    Each row has its target at the row maximum m and every other logit at m - a, so the loss is
+    log(1 + 519 exp(-a)), chosen per row as 0.3, 0.7, 1.3 or 1.7 times float32's step of 2**-10 at 1e4. The
+    log-sum-exp m + loss is then rounded in float32 to a grid point a third of a step or more away, whatever the
+    order of summation (every other rounding stays near 1e-7), and the loss of each row becomes 0 or one or two steps.
+    33,280 logits: a size that code switching to float32 "for large batches" is likely to reach.
+    """
+    N, V, step = 64, 520, 2.0**-10
+    m = 1e4 + step * rng.integers(-2000, 2000, size=N)
+    loss = step * rng.choice([0.3, 0.7, 1.3, 1.7], size=N)
+    a = -np.log(np.expm1(loss) / (V - 1))
+    a = np.round(a / step) * step  # on the grid too, so z - m is exact in float32 (the loss moves by < 1e-6)
+    targets = rng.integers(0, V, size=N)
+    logits = np.repeat((m - a)[:, None], V, axis=1)
+    logits[np.arange(N), targets] = m
+    return logits, targets
 
 
 def _check(logits, targets):
@@ -527,3 +565,56 @@ def _in_place_shift(logits, targets):
     out = float(-np.mean(_picked(_log_softmax(logits), targets)))
     logits -= logits.max(axis=1, keepdims=True)
     return out
+
+
+def _clipped(bound):
+    @mistake("clips-logits", "do not clip the logits: subtracting each row's maximum already keeps np.exp from "
+                             "overflowing, and clipping changes the loss of large logits")
+    def variant(logits, targets):
+        _check(logits, targets)
+        return float(-np.mean(_picked(_log_softmax(np.clip(logits, -bound, bound)), targets)))
+    return variant
+
+
+# The usual bounds, one variant each (the probes with logits near 1e4, 500 and 1000 apart tell them apart).
+_clip30, _clip50, _clip80, _clip88, _clip100, _clip500, _clip700 = (
+    _clipped(b) for b in (30.0, 50.0, 80.0, 88.0, 100.0, 500.0, 700.0))
+
+
+@mistake("shift-by-mean", "subtract each row's maximum before np.exp, not its mean: a logit far above the mean still "
+                          "overflows")
+def _shift_by_mean(logits, targets):
+    _check(logits, targets)
+    c = logits.mean(axis=1, keepdims=True)
+    lse = c[:, 0] + np.log(np.exp(logits - c).sum(axis=1))
+    return float(np.mean(lse - _picked(logits, targets)))
+
+
+@mistake("ignore-index", "reject a target of -100 with ValueError like any other out of range: this exercise has no "
+                         "ignore_index, and no row may be skipped")
+def _ignore_index(logits, targets):
+    keep = targets != -100
+    _check(logits, targets[keep])
+    rows = np.flatnonzero(keep)
+    return float(-np.mean(_log_softmax(logits)[rows, targets[rows]]))
+
+
+@mistake("float32-arithmetic", "compute in float64 at every size: near 1e4 float32 keeps only about three decimals, "
+                               "so the log-sum-exp of large logits loses the loss's digits")
+def _float32_large(logits, targets):
+    # Float32 only on a large input: on the small probes float32's rounding is noise near the tolerance, which would
+    # make the verdict a matter of chance; the rounding probe (33,280 logits) tells it apart exactly.
+    _check(logits, targets)
+    z = logits.astype(np.float32) if logits.size >= 4096 else logits
+    m = z.max(axis=1, keepdims=True)
+    lse = m[:, 0] + np.log(np.exp(z - m).sum(axis=1))
+    return float(np.mean(lse - _picked(z, targets)))
+
+
+@mistake("shift-by-first", "shift each row by its maximum, not by its first logit: a logit about 709 above the first "
+                           "overflows np.exp")
+def _shift_by_first(logits, targets):
+    _check(logits, targets)
+    c = logits[:, :1]
+    lse = c[:, 0] + np.log(np.exp(logits - c).sum(axis=1))
+    return float(np.mean(lse - _picked(logits, targets)))

@@ -1,6 +1,7 @@
 """Float32 twins of corpus files: the same code, fed float32 arrays and returning float32 results.
 
-A twin is the file's source plus a wrapper around each function the exercise asks for. The wrapper casts every
+A twin is the file's source, its float64 spelled float32, plus a wrapper around each function the exercise asks
+for. The wrapper casts every
 float64 array argument to float32 (so code that keeps its input's dtype computes in float32), casts every float
 array it returns to float32, and copies a change the function made to a float32 argument back into the caller's
 array (so an in-place mistake stays visible). This is how people's float32 code behaves: a correct file's twin
@@ -11,6 +12,7 @@ must pass at every seed, and a wrong file's twin must still fail.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -53,9 +55,14 @@ def _copy_back(original, sent, before, _np=_np32):
         if not _np.array_equal(sent, before, equal_nan=True):
             original[...] = sent
     elif isinstance(original, dict) and isinstance(sent, dict):
-        for k in original:
+        for k in list(original):
             if k in sent:
                 _copy_back(original[k], sent[k], before.get(k))
+            elif k in before:
+                del original[k]  # the function deleted a key of the caller's dict
+        for k in sent:
+            if k not in original and k not in before:
+                original[k] = sent[k]  # ... or added one
     elif isinstance(original, (list, tuple)) and isinstance(sent, (list, tuple)):
         for o, s, b in zip(original, sent, before):
             _copy_back(o, s, b)
@@ -89,15 +96,27 @@ for _name in {names!r}:
 '''
 
 
+# The file's own float64 becomes float32, as a float32 author writes it: a twin that cast its float32 inputs back
+# to float64 would be float64 code in disguise (and its float64 mistakes float64 ones).
+_PORTS = ((re.compile(r"\bnp\.float64\b"), "np.float32"),
+          (re.compile(r"\bnumpy\.float64\b"), "numpy.float32"),
+          (re.compile(r"\bdtype=float\b"), "dtype=np.float32"),
+          (re.compile(r"\.astype\(float\)"), ".astype(np.float32)"),
+          (re.compile(r"(['\"])float64\1"), r"\1float32\1"))
+
+
 def twin_source(source: str, functions: list[str] | tuple[str, ...]) -> str:
     """The float32 twin of a solution's source."""
+    for pattern, replacement in _PORTS:
+        source = pattern.sub(replacement, source)
     return source + _WRAPPER.replace("{names!r}", repr(tuple(functions)))
 
 
 if __name__ == "__main__":
+    from corpus import cases
+
     from attnprep import catalogue
     from attnprep.engine import grade, grader_module
-    from corpus import cases
 
     args = sys.argv[1:]
     wrong = "--wrong" in args
@@ -119,6 +138,7 @@ if __name__ == "__main__":
             bad += not ok
             if not ok or "-v" in args:
                 failed = ", ".join(f"{i.id}: {i.message}" for i in report.invariants if not i.passed)
-                print(f"{'ok ' if ok else 'BAD'} {case.id} seed {seed} {report.status} {failed or report.message}"[:600])
+                line = f"{'ok ' if ok else 'BAD'} {case.id} seed {seed} {report.status} {failed or report.message}"
+                print(line[:600])
     print(f"{bad} bad")
     sys.exit(1 if bad else 0)

@@ -378,7 +378,8 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
             session.deadline = now + min(left, max(share, MIN_SLICE_S))
             credit_before = session.credit
             rng = np.random.default_rng([seed, zlib.crc32(check.invariant_id.encode())])
-            cand = Candidate(session.send, signatures, reference=measured)
+            cand = Candidate(session.send, signatures, reference=measured,
+                             rounding=getattr(module, "FLOAT32_ROUNDING", None))
             status, message = _judge(check, cand, ref, rng)
             changes += [(check.invariant_id, text) for text in cand.tally.changed]
             if status == "timeout":

@@ -149,10 +149,12 @@ class Candidate:
     """
 
     def __init__(self, send: Callable[[dict, list[bytes]], Any],
-                 signatures: dict[str, list[str]] | None = None, reference: Any = None) -> None:
+                 signatures: dict[str, list[str]] | None = None, reference: Any = None,
+                 rounding: dict[str, Callable[[tuple, dict], float]] | None = None) -> None:
         self._send = send
         self._signatures = signatures or {}
         self._reference = reference  # set when grading at float32: each call measures the conditioning
+        self._rounding = rounding or {}  # the grader's FLOAT32_ROUNDING: what input rounding cannot show
         self.elapsed = 0.0
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
@@ -176,7 +178,8 @@ class Candidate:
             if change:
                 tally.changed.append(change)
             if self._reference is not None and callable(getattr(self._reference, fn, None)):
-                tally.allowance = max(tally.allowance, precision.allowance(getattr(self._reference, fn), args, kwargs))
+                tally.allowance = max(tally.allowance, precision.allowance(getattr(self._reference, fn), args, kwargs,
+                                                                           self._rounding.get(fn)))
             return reply
         if kind == "exception":
             raise CandidateError(fn, head.get("type", "Exception"), head.get("mro", []),
@@ -401,6 +404,9 @@ def softmax_divisor(weights: np.ndarray, scores: np.ndarray, *, rtol: float = 1e
     """
     w = np.asarray(weights, dtype=np.float64).reshape(-1, weights.shape[-1])
     s = np.broadcast_to(np.asarray(scores, dtype=np.float64), weights.shape).reshape(w.shape)
+    # float32 weights carry their own rounding into the logarithm: the fit may be off by that much.
+    fit = 1e-6 if precision.current() == precision.FLOAT64 else precision.RTOL32
+    rtol = max(rtol, fit)
     found = []
     for w_row, s_row in zip(w, s, strict=True):
         keep = np.isfinite(w_row) & (w_row > 1e-200)
@@ -410,7 +416,7 @@ def softmax_divisor(weights: np.ndarray, scores: np.ndarray, *, rtol: float = 1e
         if np.ptp(y) < 1e-6:
             continue  # even weights over differing scores (a fully masked row): no evidence of any c
         slope = float(x @ (y - y.mean()) / (x @ x))
-        if slope > 0 and np.abs(y - y.mean() - slope * x).max() <= 1e-6 * max(1.0, np.abs(y).max()):
+        if slope > 0 and np.abs(y - y.mean() - slope * x).max() <= fit * max(1.0, np.abs(y).max()):
             found.append(1.0 / slope)
     if not found or max(found) - min(found) > rtol * max(found):
         return None

@@ -6,10 +6,10 @@ rounds again. So when the candidate's results are float32 the judge changes thre
 - tolerances start from float32's precision (RTOL32, and ATOL32 of the compared array's largest entry);
 - each candidate call also measures the problem's conditioning at its inputs, and the largest in the check is
   added to the absolute tolerance (`allowance`): ALLOWANCE_FACTOR times how far the reference's result moves
-  when its float inputs move by one float32 rounding, and at least MAGNITUDE_FACTOR roundings of the largest
-  input (an intermediate of that size, such as a log-sum-exp near 8,000, keeps no more digits). Scores near 1e4,
-  logits at temperature 0.01 or rope angles at position 1e5 lose digits in any float32 code, and the bound
-  grows with them.
+  when its float inputs move by one float32 rounding. Scores near 1e4 or logits at temperature 0.01 lose digits
+  in any float32 code, and the bound grows with them. What input rounding cannot show, a grader states for its
+  function (`FLOAT32_ROUNDING`): a loss that is a log-sum-exp near 8,000 keeps no more digits than 8,000 does,
+  and a rope angle at position 1e5 is as far off as 1e5 rounds (see `rounding_of`).
 A float64 result is held to float64 precision at every size. float16 and bfloat16 results are judged at
 float32 precision, which they cannot reach: the report says to compute in float32 or float64.
 """
@@ -27,7 +27,7 @@ EPS32 = float(np.finfo(np.float32).eps)
 RTOL32 = 1e-4  # float32 keeps 7 digits; a few hundred roundings along a row still leave 4
 ATOL32 = 1e-5  # times the largest entry compared: cancellation near zero loses digits relative to the row's scale
 ALLOWANCE_FACTOR = 8.0  # a float32 program rounds at many steps, each about as large as the one measured
-MAGNITUDE_FACTOR = 4.0  # a sum or product of inputs this large rounds by this many units of their last place
+MAGNITUDE_FACTOR = 4.0  # an intermediate of some size rounds by this many float32 units of its last place
 PERTURBATIONS = 2
 ALLOWANCE_MAX_ENTRIES = 1 << 18  # larger inputs reuse the allowance measured on smaller ones (parent time)
 
@@ -115,6 +115,8 @@ def _perturbed(value: Any, rng: np.random.Generator, depth: int = 0) -> Any:
 def _largest_input(value: Any, depth: int = 0) -> float:
     """The largest finite magnitude among the numeric arrays of the arguments (positions count: an angle is built
     from them)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.size and value.ndim == 0:
+        value = value.reshape(1)
     if isinstance(value, np.ndarray) and value.dtype.kind in "iuf" and value.size:
         with np.errstate(all="ignore"):
             finite = np.abs(value[np.isfinite(value)]) if value.dtype.kind == "f" else np.abs(value)
@@ -154,10 +156,22 @@ def _max_difference(a: Any, b: Any, depth: int = 0) -> float:
     return float(d.max()) if d.size else 0.0
 
 
-def allowance(fn: Callable[..., Any], args: tuple, kwargs: dict) -> float:
-    """The absolute error float32 code may show on this call, from the conditioning of fn at these inputs."""
+def rounding_of(*values: Any) -> float:
+    """MAGNITUDE_FACTOR float32 roundings of the largest magnitude among these values (arrays or numbers)."""
     with np.errstate(all="ignore"):
-        floor = MAGNITUDE_FACTOR * EPS32 * _largest_input((args, kwargs))
+        return MAGNITUDE_FACTOR * EPS32 * max((_largest_input(np.asarray(v)) for v in values), default=0.0)
+
+
+def allowance(fn: Callable[..., Any], args: tuple, kwargs: dict,
+              stated: Callable[[tuple, dict], float] | None = None) -> float:
+    """The absolute error float32 code may show on this call: from the conditioning of fn at these inputs, and
+    what the grader states (`stated(args, kwargs)`) for what input rounding cannot show."""
+    floor = 0.0
+    if stated is not None:
+        try:
+            floor = float(stated(args, kwargs))
+        except Exception:  # noqa: BLE001 - a statement about inputs the candidate was given: never a verdict
+            floor = 0.0
     if _float_entries((args, kwargs)) > ALLOWANCE_MAX_ENTRIES:
         return floor
     base_args, base_kwargs = rounded(args), rounded(kwargs)

@@ -3,6 +3,7 @@
 # must-pass: first-step cache-content batch-independent stable
 # mistake: copies the cache into a preallocated buffer of max_seq_len = 256 positions, which raises once the cache
 #          holds 256 positions
+# diagnosis: fixed-size-buffer
 import numpy as np
 
 MAX_SEQ_LEN = 256

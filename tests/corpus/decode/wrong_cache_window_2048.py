@@ -3,6 +3,7 @@
 # must-pass: first-step cache-content batch-independent stable input-unchanged
 # mistake: keeps a sliding window of the latest 2,048 positions (a fixed context length), so past 2,048 tokens the
 #          oldest are dropped from the cache and from attention
+# diagnosis: cache-window
 import numpy as np
 
 MAX_CONTEXT = 2048

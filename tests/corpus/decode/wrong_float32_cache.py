@@ -1,6 +1,7 @@
 # attnprep: decode
 # expect: fail matches-full matches-reference stable
 # mistake: keeps the KV cache in float32 to halve its memory, so cached keys and outputs drift by ~1e-7
+# diagnosis: float32-arithmetic
 import numpy as np
 
 

@@ -3,6 +3,7 @@
 # must-pass: cache-shape first-step cache-content batch-independent stable input-unchanged
 # mistake: switches the cache (and the attention over it) to float32 once it holds 1,024 positions, to halve its
 #          memory; exact on every short cache
+# diagnosis: float32-arithmetic
 
 import numpy as np
 

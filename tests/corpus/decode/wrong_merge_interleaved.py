@@ -2,6 +2,7 @@
 # expect: fail first-step matches-full
 # must-pass: stable
 # mistake: merges the heads back as (d_head, n_heads) with a transpose, interleaving them; the cache itself is right
+# diagnosis: merge-interleaved
 import numpy as np
 
 

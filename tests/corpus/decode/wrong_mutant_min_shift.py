@@ -4,6 +4,7 @@
 # mistake: shifts the scores by their minimum instead of their maximum before exp ("make them all >= 0"), so
 #          exp overflows as soon as one cached key scores about 709 above the lowest (found by mutation testing:
 #          max made min in the reference)
+# diagnosis: shift-by-min
 import numpy as np
 
 

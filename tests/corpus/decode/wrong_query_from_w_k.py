@@ -2,6 +2,7 @@
 # expect: fail matches-full matches-reference
 # must-pass: cache-shape first-step cache-content batch-independent stable input-unchanged
 # mistake: a copy-paste slip projects the query with W_k instead of W_q, so every score is a key dotted with a key
+# diagnosis: query-from-w-k
 import numpy as np
 
 

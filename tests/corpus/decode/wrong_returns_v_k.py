@@ -2,6 +2,7 @@
 # expect: fail cache-content matches-full matches-reference
 # must-pass: cache-shape first-step batch-independent input-unchanged
 # mistake: returns the new cache as (V, K) instead of (K, V), so the next step reads values as keys
+# diagnosis: cache-returned-v-k
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail matches-full matches-reference
 # must-pass: cache-shape first-step cache-content batch-independent stable input-unchanged
 # mistake: writes the scale as d_model // n_heads ** 0.5, which Python reads as d_model // sqrt(n_heads) (a floor division), not sqrt(d_head)
+# diagnosis: scale-precedence
 import numpy as np
 
 

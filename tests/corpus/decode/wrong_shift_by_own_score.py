@@ -3,6 +3,7 @@
 # must-pass: cache-shape first-step cache-content matches-full batch-independent input-unchanged
 # mistake: stabilises the softmax by the new token's own score (the diagonal, thought to be the largest in causal
 #          attention) instead of each row's maximum; exact whenever no cached key scores 709 above the new token
+# diagnosis: shift-by-own-score
 
 import numpy as np
 

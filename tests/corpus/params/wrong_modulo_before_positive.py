@@ -2,6 +2,7 @@
 # expect: fail bad-input
 # mistake: checks n_heads % n_kv_heads before the sizes are known to be positive: n_kv_heads=0 raises
 #          ZeroDivisionError, not ValueError
+# diagnosis: modulo-before-positive
 def count_params(vocab_size, d_model, n_layers, n_heads, n_kv_heads, head_dim, d_ff, tied_embeddings=False):
     if n_heads % n_kv_heads:
         raise ValueError("n_heads must be a multiple of n_kv_heads")

@@ -2,6 +2,7 @@
 # expect: fail bad-input
 # must-pass: seed-config tied gqa integer weights-gib matches-reference
 # mistake: validates the sizes through their product, so two negative sizes multiply to a positive one and pass
+# diagnosis: product-validation
 
 GIB = 2**30  # bytes in one GiB; a GB (10**9) is about 7% smaller
 

@@ -3,6 +3,7 @@
 # must-pass: shape unit-rms no-centering scale-invariant zero-input eps layer-norm-moments weight-bias last-axis input-unchanged
 # mistake: einsum for the sums and a one-pass variance E[x^2] - E[x]^2 (clamped at 0): when a vector's mean is 1e6
 #          times its spread or more, the subtraction cancels away the variance's digits
+# diagnosis: one-pass-variance
 import numpy as np
 
 

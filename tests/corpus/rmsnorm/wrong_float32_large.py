@@ -3,6 +3,7 @@
 # must-pass: shape unit-rms no-centering scale-invariant zero-input eps layer-norm-moments weight-bias last-axis input-unchanged
 # mistake: normalises big activation tensors in float32 to halve their memory (above 16k entries), then casts back:
 #          a float64 result with float32's digits, and squares that overflow past 1.8e19
+# diagnosis: float32-arithmetic
 import numpy as np
 
 BIG = 1 << 14

@@ -3,6 +3,7 @@
 # must-pass: shape unit-rms no-centering scale-invariant zero-input eps layer-norm-moments weight-bias last-axis input-unchanged
 # mistake: the textbook shortcut var = mean(x**2) - mean(x)**2, which cancels catastrophically when the mean is
 #          far larger than the spread (activations with a large common offset)
+# diagnosis: one-pass-variance
 import numpy as np
 
 

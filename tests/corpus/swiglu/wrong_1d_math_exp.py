@@ -3,6 +3,7 @@
 # must-pass: shape position-wise gate matches-reference input-unchanged
 # mistake: a single position (1-D x) goes through a scalar loop with math.exp, whose naive sigmoid 1 / (1 + exp(-a))
 #          raises OverflowError once -a passes about 709; batches use NumPy and are fine
+# diagnosis: overflow-error-one-position
 import math
 
 import numpy as np

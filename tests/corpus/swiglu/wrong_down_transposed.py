@@ -2,6 +2,7 @@
 # expect: fail shape
 # mistake: only the down projection is written as hidden @ W_down.T (nn.Linear habit), which needs d_ff == d_model
 # must-pass: stable gate input-unchanged position-wise
+# diagnosis: down-transposed
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail gate
 # mistake: sigmoid written as 1 / (1 + exp(a)), the minus sign inside exp forgotten
 # must-pass: stable
+# diagnosis: flipped-sigmoid-sign
 import numpy as np
 
 

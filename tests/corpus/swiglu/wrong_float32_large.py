@@ -3,6 +3,7 @@
 # must-pass: shape position-wise gate stable input-unchanged
 # mistake: runs big batches through float32 matmuls (above 8k positions' worth of hidden units) to halve their
 #          memory, then casts back: the result is float64 but has float32's digits
+# diagnosis: float32-arithmetic
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail matches-reference
 # must-pass: gate
 # mistake: casts the input and weights to float32 for speed, losing precision far beyond rtol 1e-6
+# diagnosis: float32-arithmetic
 import numpy as np
 
 

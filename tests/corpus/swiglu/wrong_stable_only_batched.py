@@ -3,6 +3,7 @@
 # must-pass: shape position-wise gate matches-reference input-unchanged
 # mistake: the sigmoid is built from exp(-|a|) only on the (T, d_model) path it was tested on; 1-D and batched
 #          inputs use exp(a) / (1 + exp(a)), which is inf / inf = nan past a = 710
+# diagnosis: sigmoid-overflow
 import numpy as np
 
 

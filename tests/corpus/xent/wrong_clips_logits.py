@@ -2,6 +2,7 @@
 # expect: fail stable shift-invariant matches-reference
 # must-pass: uniform mean bad-input input-unchanged
 # mistake: clips the logits to [-500, 500] to keep np.exp from overflowing, which changes the loss of large logits
+# diagnosis: clips-logits
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail stable
 # must-pass: shift-invariant uniform
 # mistake: casts the logits to float32 "for speed": near 1e4 float32 keeps only about 3 decimal places
+# diagnosis: float32-arithmetic
 import numpy as np
 
 

