@@ -349,3 +349,19 @@ def test_torch_import_does_not_eat_the_timeout(tmp_path, home):
     result = attnprep(home, "check", str(path), "--timeout", "5", "--json")
     report = json.loads(result.stdout)
     assert report["status"] == "pass", report
+
+
+def test_grade_a_folder_with_numpy_and_torch_files(tmp_path, home):
+    """`grade` keeps NumPy workers booted ahead; a PyTorch file gets a PyTorch worker in its place."""
+    needs_torch()
+    folder = tmp_path / "class"
+    folder.mkdir()
+    (folder / "alice.py").write_text(textwrap.dedent(CAUSAL_RIGHT))
+    (folder / "bob.py").write_text(catalogue.get("causal").solution_path.read_text())
+    (folder / "carol.py").write_text(textwrap.dedent(CAUSAL_RIGHT).replace("diagonal=1", "diagonal=0"))
+    out = tmp_path / "out.json"
+    result = attnprep(home, "grade", str(folder), "-e", "causal", "--sandbox", "auto", "--json", str(out),
+                      timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    statuses = {Path(r["file"]).name: r["status"] for r in json.loads(out.read_text())["results"]}
+    assert statuses == {"alice.py": "pass", "bob.py": "pass", "carol.py": "fail"}
