@@ -365,3 +365,16 @@ def test_grade_a_folder_with_numpy_and_torch_files(tmp_path, home):
     assert result.returncode == 1, result.stdout + result.stderr
     statuses = {Path(r["file"]).name: r["status"] for r in json.loads(out.read_text())["results"]}
     assert statuses == {"alice.py": "pass", "bob.py": "pass", "carol.py": "fail"}
+
+
+def test_torch_the_worker_cannot_import_is_a_load_error(monkeypatch):
+    """torch installed for attnprep but not reachable by the worker: the report says so, no invariant runs."""
+    needs_torch()
+    from attnprep import sandbox
+    from attnprep.engine import grade
+
+    monkeypatch.setitem(sandbox.EXPOSED_FOR, "torch", ("numpy",))
+    monkeypatch.setattr(sandbox, "_layout_cache", {})
+    report = grade(catalogue.get("softmax"), "import torch\n\ndef softmax(z, axis=-1):\n    return z\n", "softmax.py")
+    assert report.status == "error" and "PyTorch could not be imported" in report.message
+    assert not report.invariants
