@@ -182,6 +182,10 @@ PROBE = textwrap.dedent('''
             return x.to(torch.bfloat16)
         if kind == "float32":
             return x.float()
+        if kind == "topk":
+            return torch.topk(x, 2, dim=-1)
+        if kind == "size":
+            return x.shape
 
     def scale_in_place(q):
         q /= 2.0
@@ -233,6 +237,8 @@ def test_rng_is_a_seeded_generator_the_same_across_repeats(torch_worker):
     ("grad", lambda v: isinstance(v, np.ndarray) and v[2, 3] == 22.0),
     ("bfloat16", lambda v: v.dtype == np.float32 and v[1, 1] == 5.0),
     ("float32", lambda v: v.dtype == np.float32),
+    ("topk", lambda v: isinstance(v, tuple) and v[0].tolist()[0] == [3.0, 2.0] and v[1].dtype == np.int64),
+    ("size", lambda v: v == (3, 4)),
 ])
 def test_results_come_back_as_numpy(torch_worker, kind, check):
     assert check(torch_worker.call("returns", kind))

@@ -130,12 +130,13 @@ class TorchAdapter:
             return arr[()] if arr.ndim == 0 else arr
         if isinstance(value, self.generator_type):
             return self.seeds.get(id(value), value)
-        if type(value) is list:
+        # Subclasses too: torch.Size, the (values, indices) of torch.topk and torch.sort, an OrderedDict.
+        if isinstance(value, list):
             return [self.to_numpy(v, depth + 1) for v in value]
-        if type(value) is tuple or (isinstance(value, tuple) and type(value).__name__ == "Size"):
-            return tuple(self.to_numpy(v, depth + 1) for v in value)
-        if type(value) is dict:
-            return {k: self.to_numpy(v, depth + 1) for k, v in value.items()}
+        if isinstance(value, tuple):
+            return tuple(self.to_numpy(v, depth + 1) for v in tuple.__iter__(value))
+        if isinstance(value, dict):
+            return {k: self.to_numpy(v, depth + 1) for k, v in dict.items(value)}
         return value
 
 
@@ -234,6 +235,7 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
             args = decode(header.get("args", []), blobs, build_rng=adapter is None)
             kwargs = decode(header.get("kwargs", {}), blobs, build_rng=adapter is None)
             if adapter is not None:
+                adapter.seeds.clear()  # the generators of this call only
                 args, kwargs = adapter.to_torch(args), adapter.to_torch(kwargs)
             repeat, traced = header.get("repeat"), header.get("trace_memory")
             peak = None
