@@ -12,6 +12,7 @@ from attnprep.grading import (
     check_unchanged,
     fmt,
     invariant,
+    is_expected,
     isclose,
     mistake,
     row_shift_problem,
@@ -577,7 +578,7 @@ def stable(cand, ref, rng):
         bad = ~isclose(out_x, out0, rtol=1e-6, atol=1e-9)
         if bad.any():
             i, c = (int(x) for x in np.argwhere(bad)[0])
-            raise Fail(f"{what}: output[{i}, {c}] is {fmt(out_x[i, c])}, expected {fmt(out0[i, c])}, what the same "
+            raise Fail(f"{what}: output[{i}, {c}] {is_expected(out_x[i, c], out0[i, c])}, what the same "
                        f"call gives at scores of about 1 (the same number is added to every score of query row {i}, "
                        f"which a softmax ignores): {_STABLE_FIX}")
     _stable_peaked(cand, ref, rng, lift)
@@ -632,7 +633,7 @@ def _stable_peaked(cand, ref, rng, lift):
         want = ref.attention(q, k, v, mask)
         idx = worst_entry(out, want, 1e-6, 1e-9)
         if idx is not None:
-            raise Fail(f"{what}: output[{_at(idx)}] is {fmt(out[idx])}, expected {fmt(want[idx])}, where "
+            raise Fail(f"{what}: output[{_at(idx)}] {is_expected(out[idx], want[idx])}, where "
                        f"{peak_text(scores, idx[:-1])}; the same code matches on an ordinary problem on this path: "
                        f"{_STABLE_FIX}")
 

@@ -14,6 +14,7 @@ from attnprep.grading import (
     check_unchanged,
     fmt,
     invariant,
+    is_expected,
     mistake,
     shape_of,
     softmax_divisor,
@@ -199,7 +200,7 @@ def norm(cand, ref, rng):
                     guess = "; the output lacks the residual x (see `residual`)"
                 idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(got - want)), want.shape))
                 raise Fail(f"{label} with |x| ~ {fmt(scale)}: here the block returns x + rms_norm(x, attn_norm), "
-                           f"but out - x at entry {list(idx)} is {fmt(got[idx])}, expected {fmt(want[idx])}{guess}")
+                           f"but out - x at entry {list(idx)} {is_expected(got[idx], want[idx])}{guess}")
     # Attention off: out - x is the feed-forward of rms_norm(x, ffn_norm), with its own weight, not attn_norm's.
     for B, T, d_model, n_heads, d_ff in CONFIGS[:2]:
         x = rng.normal(size=(B, T, d_model))
@@ -219,7 +220,7 @@ def norm(cand, ref, rng):
             if guess:
                 idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(got - want)), want.shape))
                 raise Fail(f"{label}: with attention off, out - x is swiglu(rms_norm(x, ffn_norm), ...), but entry "
-                           f"{list(idx)} is {fmt(got[idx])}, expected {fmt(want[idx])}{guess}")
+                           f"{list(idx)} {is_expected(got[idx], want[idx])}{guess}")
     for B, T, d_model, n_heads, d_ff in CONFIGS[:3]:
         x = rng.normal(size=(B, T, d_model))
         p = _params(rng, d_model, d_ff)

@@ -16,6 +16,7 @@ from attnprep.grading import (
     check_unchanged,
     fmt,
     invariant,
+    is_expected,
     isclose,
     mistake,
     row_shift_problem,
@@ -418,9 +419,9 @@ def stable(cand, ref, rng):
             if kind == "underflow":
                 raise Fail(f"{what}: every weight of row {i} came out 0 ({why}): {_STABLE_FIX}")
             if kind == "out":
-                raise Fail(f"{what}: out[{i}, {j}] is {fmt(got)}, expected {fmt(want)} ({why}): {_STABLE_FIX}")
+                raise Fail(f"{what}: out[{i}, {j}] {is_expected(got, want)} ({why}): {_STABLE_FIX}")
             share = "" if kind == "weights" else f" as a share of the keys query {i} may see"
-            raise Fail(f"{what}: weights[{i}, {j}]{share} is {fmt(got)}, expected {fmt(want)} ({why}): "
+            raise Fail(f"{what}: weights[{i}, {j}]{share} {is_expected(got, want)} ({why}): "
                        f"{_STABLE_FIX}")
     _stable_peaked(cand, ref, rng)
 
@@ -463,7 +464,7 @@ def _stable_peaked(cand, ref, rng):
         bad = ~isclose(got, want, rtol=1e-6, atol=1e-9)
         if bad.any():
             i, j = (int(x) for x in np.argwhere(bad)[0])
-            raise Fail(f"{what}: {label}[{i}, {j}] is {fmt(got[i, j])}, expected {fmt(want[i, j])}, where "
+            raise Fail(f"{what}: {label}[{i}, {j}] {is_expected(got[i, j], want[i, j])}, where "
                        f"{peak_text(scores, (i,))}; the same code matches on an ordinary problem: {_STABLE_FIX}")
 
 

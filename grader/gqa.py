@@ -16,6 +16,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    is_expected,
     isclose,
     mistake,
     shape_of,
@@ -448,7 +449,7 @@ def _stable_peaked(cand, ref, rng):
         idx = worst_entry(y, want, 1e-6, 1e-9)
         if idx is not None:
             b, i, f = idx
-            raise Fail(f"{label}, {name}: y[{b}, {i}, {f}] is {fmt(y[idx])}, expected {fmt(want[idx])}, where "
+            raise Fail(f"{label}, {name}: y[{b}, {i}, {f}] {is_expected(y[idx], want[idx])}, where "
                        f"{peak_text(scores[b], (i,))} in every head; the same code matches on an ordinary problem: "
                        f"{advice}")
 

@@ -18,6 +18,7 @@ from attnprep.grading import (
     expect_raises,
     fmt,
     invariant,
+    is_expected,
     isclose,
     mistake,
     shape_of,
@@ -159,7 +160,7 @@ def _check_loss(got, want, label, logits, idx, E, context):
         if isclose(got, value, rtol=1e-6, atol=1e-9) and not isclose(value, want, rtol=1e-6, atol=1e-9):
             guess = f"; that is the value you get when {name}"
             break
-    raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)} ({context}{guess})")
+    raise Fail(f"{label} {is_expected(got, want)} ({context}{guess})")
 
 
 @invariant("shape", "expert_idx and gates are both (T, k)")
@@ -518,7 +519,7 @@ def router_probability(cand, ref, rng):
         p0 = float(_softmax(logits)[:, 0].mean())
         want = base * E * p0
         if not isclose(got, want, rtol=1e-6, atol=1e-9):
-            raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)}: every token goes to expert 0, so the loss is "
+            raise Fail(f"{label} {is_expected(got, want)}: every token goes to expert 0, so the loss is "
                        f"proportional to P_0; with every logit of a row equal (P_0 = 1/{E}) it is {fmt(base)}, and "
                        f"here P_0 = mean over tokens of softmax(router_logits[t])[0] = {fmt(p0)}, {fmt(E * p0)} times "
                        f"1/{E} (expert 2, never chosen, holds much of the probability: the softmax runs over all E "

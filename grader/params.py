@@ -255,7 +255,7 @@ def gqa(cand, ref, rng):
                 continue
             text, matches = advice[key]
             extra = f": {text}" if matches(got, want) else ""
-            raise Fail(f"{what} is {_show(got)}, expected {fmt(want)} = {formula}{extra}")
+            raise Fail(f"{what} {_show(got)}, where {fmt(want)} = {formula} is expected{extra}")
 
 
 @invariant("integer", "count_params returns an exact int (Python or NumPy), even past 2**53")

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from attnprep import precision
 from attnprep.grading import (
     Broke,
     CandidateError,
@@ -34,6 +35,17 @@ from attnprep.ladders import (
 from attnprep.wire import Unsupported
 
 FUNCTIONS = ("sampling_probs", "sample")
+
+
+def _logit_rounding(args, kwargs):
+    """At float32 each probability is off by as much as logits / temperature round (attnprep.precision)."""
+    logits = args[0] if args else kwargs.get("logits", 0.0)
+    t = args[1] if len(args) > 1 else kwargs.get("temperature", 1.0)
+    t = float(t) if isinstance(t, (int, float)) and t > 0 else 1.0
+    return precision.rounding_of(logits) / t
+
+
+FLOAT32_ROUNDING = {"sampling_probs": _logit_rounding}
 
 # The worked example of the instructions and the figures it must reproduce.
 EXAMPLE_LOGITS = np.array([8.2, 6.9, 5.4, 4.8, 4.1, 3.7, 2.2, 1.0])
@@ -464,7 +476,8 @@ def _exact_thresholds(cand, rng):
             cum = ", ".join(fmt(i / m) for i in range(1, min(m, j + 2) + 1))
             why = (f"the {m} most probable tokens have probability 1/{m} each (the others 0), so the running totals "
                    f"are exactly {cum}, ...: the total reaches top_p={fmt(p)} with the {_ordinal(j)} token, which "
-                   f"is kept (keep while the total before a token is < top_p: >=, not >), so {_tokens(j)} stay "
+                   f"is kept (keep while the total before a token is < top_p: >=, not >), so {_tokens(j)} "
+                   f"{'stays' if j == 1 else 'stay'} "
                    f"(or all {m} tied ones)")
             if (kept & ~top).any():
                 i = int(np.flatnonzero(kept & ~top)[0])

@@ -3,7 +3,19 @@
 import numpy as np
 
 from attnprep import precision
-from attnprep.grading import Broke, Fail, as_float, attempt, expect_raises, fmt, invariant, isclose, mistake, shape_of
+from attnprep.grading import (
+    Broke,
+    Fail,
+    as_float,
+    attempt,
+    expect_raises,
+    fmt,
+    invariant,
+    is_expected,
+    isclose,
+    mistake,
+    shape_of,
+)
 from attnprep.ladders import Rung, f32_nudged, first_failing, spiky_rows, to_edge
 from attnprep.wire import Unsupported
 
@@ -45,10 +57,10 @@ def _loss(cand, logits, targets):
 def _close(got, want, label, context="", rtol=1e-6, atol=1e-9, why_not_finite=""):
     if not np.isfinite(got):
         why = why_not_finite or context
-        raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)}: overflow, 0/0 or log(0)"
+        raise Fail(f"{label} {is_expected(got, want)}: overflow, 0/0 or log(0)"
                    f"{'; ' + why if why else ''}")
     if not isclose(got, want, rtol=rtol, atol=atol):
-        raise Fail(f"{label} is {fmt(got)}, expected {fmt(want)}{' (' + context + ')' if context else ''}")
+        raise Fail(f"{label} {is_expected(got, want)}{' (' + context + ')' if context else ''}")
 
 
 def _mean_hint(got, want, n, vocab):

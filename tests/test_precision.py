@@ -34,6 +34,22 @@ def _seed_of(case) -> int:
 FLOAT_CASES = [c for c in cases() if c.slug in FLOAT_EXERCISES]
 
 
+# Wrong files whose float32 twin is right, and why.
+TWIN_IS_RIGHT = {
+    "softmax/wrong_exp_clip_low": "it clips the shifted scores at -700, and exp(-700) is exactly 0 in float32",
+}
+
+
+def _float32_is_the_mistake(case) -> bool:
+    """A wrong file whose mistake is computing in float32 while returning float64: its float32 twin is right."""
+    if case.id in TWIN_IS_RIGHT:
+        return True
+    text = case.path.read_text(encoding="utf-8")
+    header = "\n".join(line for line in text.splitlines() if line.startswith("#"))
+    return "float32" in case.path.name or "f32" in case.path.name or "float32-arithmetic" in header or (
+        "float32" in header.split("# mistake:", 1)[-1] if "# mistake:" in header else False)
+
+
 @pytest.mark.parametrize("case", [c for c in FLOAT_CASES if c.passes], ids=lambda c: c.id)
 def test_float32_twin_of_a_correct_file_passes(case):
     seeds = range(20) if ALL_SEEDS else [_seed_of(case)]
@@ -45,7 +61,8 @@ def test_float32_twin_of_a_correct_file_passes(case):
         assert report.status == "pass", f"seed {seed}: {failed or report.message}"
 
 
-@pytest.mark.parametrize("case", [c for c in FLOAT_CASES if not c.passes], ids=lambda c: c.id)
+@pytest.mark.parametrize("case", [c for c in FLOAT_CASES if not c.passes and not _float32_is_the_mistake(c)],
+                         ids=lambda c: c.id)
 def test_float32_twin_of_a_wrong_file_still_fails(case):
     report = _twin_report(case, _seed_of(case))
     if report.precision != precision.FLOAT32:

@@ -274,7 +274,8 @@ def as_array(value: Any, what: str, *, numeric: bool = True) -> np.ndarray:
     if value is None:
         raise Fail(f"{what} is None; did you forget a return statement?")
     if isinstance(value, Unsupported):
-        raise Fail(f"{what} is {value}, expected a NumPy array")
+        raise Fail(f"{what} is {value.detail or 'a ' + value.type_name}, which cannot be read as numbers: return a "
+                   "NumPy array of numbers")
     if isinstance(value, str):
         raise Fail(f"{what} is a string, expected a NumPy array")
     if isinstance(value, dict):
@@ -298,7 +299,9 @@ def as_float(value: Any, what: str) -> np.ndarray:
 def unpack(value: Any, n: int, what: str) -> tuple:
     """A returned tuple (or list) of exactly n items."""
     if not isinstance(value, (tuple, list)) or len(value) != n:
-        kind = type(value).__name__ if not isinstance(value, (tuple, list)) else f"{len(value)} items"
+        kind = (f"{len(value)} items" if isinstance(value, (tuple, list)) else
+                f"{value.detail or 'a ' + value.type_name}" if isinstance(value, Unsupported) else
+                "None" if value is None else f"a {type(value).__name__}")
         raise Fail(f"{what} should return a tuple of {n} items, got {kind}")
     return tuple(value)
 
@@ -359,6 +362,20 @@ def fmt_pair(got: float, want: float) -> tuple[str, str]:
     return a, b
 
 
+def is_expected(got: Any, want: Any) -> str:
+    """`is 0.40236311, expected 0.40236331 (relative error 5e-07)`: a wrong number beside the right one, with the
+    digits it takes to see the difference."""
+    try:
+        g, w = float(got), float(want)
+    except (TypeError, ValueError):
+        return f"is {fmt(got)}, expected {fmt(want)}"
+    if not (np.isfinite(g) and np.isfinite(w)) or g == w:
+        return f"is {fmt(g)}, expected {fmt(w)}"
+    a, b = fmt_pair(g, w)
+    rel = f" (relative error {abs(g - w) / abs(w):.2g})" if w != 0 else ""
+    return f"is {a}, expected {b}{rel}"
+
+
 def difference_text(got: float, want: float, rtol: float, atol: float) -> str:
     """`relative error 3.1e-05, tolerance 1e-06`: how far off, and how far off was allowed."""
     with np.errstate(all="ignore"):
@@ -369,6 +386,20 @@ def difference_text(got: float, want: float, rtol: float, atol: float) -> str:
         if want != 0 and (rtol * abs(want) >= atol or diff > 10 * atol):
             return f"relative error {diff / abs(want):.2g}, tolerance {allowed / abs(want):.2g}"
     return f"difference {diff:.2g}, tolerance {allowed:.2g}"
+
+
+def _rounding_note(arr: np.ndarray, want: np.ndarray) -> str:
+    """For float64 results off by no more than float32 rounding: say so, rather than let a formula take the blame."""
+    if precision.current() != precision.FLOAT64:
+        return ""
+    with np.errstate(all="ignore"):
+        scale = precision.scale_of(want)
+        worst = np.abs(arr - want) / np.maximum(np.abs(want), 1e-3 * scale)
+        worst = float(np.max(worst, initial=0.0)) if np.isfinite(worst).all() else np.inf
+    if worst <= 1e-4:
+        return ("every entry is within 1e-4 of the expected one: a difference the size of float32 rounding (or of "
+                "a small constant such as eps), not of a wrong formula")
+    return ""
 
 
 def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float = ATOL,
@@ -389,7 +420,12 @@ def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float 
         else:
             shown_got, shown_want = fmt(g), fmt(w)
         diff = difference_text(g, w, rtol, atol)
-        details = "; ".join(x for x in (f"{total} of {arr.size} entries differ", diff, context) if x)
+        rounding = _rounding_note(arr, want)
+        if not rounding and ("float32" in context or "float64" in context) and ":" in context:
+            # "inputs off float32's grid: is everything computed in float64?" asks about precision; a difference
+            # larger than rounding is no precision problem, so only the description of the inputs stays.
+            context = context.split(":", 1)[0]
+        details = "; ".join(x for x in (f"{total:,} of {arr.size:,} entries differ", diff, rounding, context) if x)
         raise Fail(f"{what}{where} is {shown_got}, expected {shown_want} ({details})")
     return arr
 

@@ -512,8 +512,8 @@ def causal_allowed(t_q: int, t_k: int | None = None) -> np.ndarray:
 
 
 # Cache lengths for decoding: nothing cached, a few positions, and past the sizes a fixed buffer is often given
-# (256, a 2,048-position window).
-CACHE_LENGTHS = (0, 1, 5, 257, 2_050)
+# (256, a 2,048-position window, and 4,096 and 8,192, the context lengths of common models).
+CACHE_LENGTHS = (0, 1, 5, 257, 2_050, 4_100, 8_200)
 
 
 def cache_lengths(values: Sequence[int] = CACHE_LENGTHS) -> list[Rung]:
