@@ -68,7 +68,7 @@ def _softmax(z):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _mha(x, p, n_heads, divisor=None, causal=True, subtract="row"):
+def _mha(x, p, n_heads, divisor=None, causal=True, subtract="row", diagonal_masked=False):
     B, T, d_model = x.shape
     d_head = d_model // n_heads
 
@@ -79,11 +79,13 @@ def _mha(x, p, n_heads, divisor=None, causal=True, subtract="row"):
     scores = q @ k.swapaxes(-1, -2) / (np.sqrt(d_head) if divisor is None else divisor)
     before_mask = scores.max(axis=-1, keepdims=True)
     if causal:
-        scores = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, scores)
+        scores = np.where(np.triu(np.ones((T, T), dtype=bool), k=0 if diagonal_masked else 1), -np.inf, scores)
     if subtract == "row":
         weights = _softmax(scores)
-    else:  # the numerical shortcuts: no max, one max for everything, a max taken before the mask
-        e = np.exp(scores - {"none": 0.0, "global": scores.max(), "before-mask": before_mask}[subtract])
+    else:  # the numerical shortcuts: no max, one max for everything, a max taken before the mask, the diagonal
+        diagonal = np.diagonal(scores, axis1=-2, axis2=-1)[..., None]
+        e = np.exp(scores - {"none": 0.0, "global": scores.max(), "before-mask": before_mask,
+                             "diagonal": diagonal}[subtract])
         weights = e / e.sum(axis=-1, keepdims=True)
     return (weights @ v).transpose(0, 2, 1, 3).reshape(B, T, d_model) @ p["W_o"]
 
@@ -581,6 +583,28 @@ def probes(rng):
     # Large attention scores and large gate pre-activations, for the numerical slips.
     for _, x, p, n_heads, _, _, _ in _stable_cases(rng):
         yield "transformer_block", (x, p, n_heads), {}
+    # Past 1,024 positions, the context of many a prebuilt mask and the length where in-place shortcuts start.
+    yield "transformer_block", (rng.normal(size=(1, LONG_PROBE_T, 4)), _params(rng, 4, 6), 1), {}
+    yield "transformer_block", _float32_probe(rng), {}
+
+
+def _float32_probe(rng):
+    """Past 512 positions, scores near 2,000 that differ by a few units: float32 loses about 1e-4 in them.
+
+    Every position has the same RMS (feature 0 is 1, the rest a vector of norm 0.3), so the large part of the
+    scores is the same for every key and the softmax stays spread; the early rows, with few keys, show the error.
+    """
+    T = 600
+    rest = rng.normal(size=(1, T, 3))
+    x = np.concatenate([np.ones((1, T, 1)), 0.3 * rest / np.linalg.norm(rest, axis=-1, keepdims=True)], axis=-1)
+    p = _params(rng, 4, 6)
+    p["attn_norm"] = np.ones(4)
+    p["W_q"] = np.diag([30.0, 8.0, 8.0, 8.0])
+    p["W_k"] = np.diag([30.0, 8.0, 8.0, 8.0])
+    return x, p, 1
+
+
+LONG_PROBE_T = 1_025
 
 
 def _rms_norm(x, w, *, stat=None, weighted=True):
@@ -592,16 +616,16 @@ def _rms_norm(x, w, *, stat=None, weighted=True):
 
 
 def _block(x, p, n_heads, *, norm=_rms_norm, attn=None, ffn=None, attn_residual=True, ffn_residual=True,
-           post_norm=False, ffn_reads_x=False):
+           post_norm=False, ffn_reads_x=False, ffn_norm="ffn_norm"):
     """The pre-norm block with one known mistake switched on."""
     x = np.asarray(x, dtype=np.float64)
     attn = attn or (lambda a: _mha(a, p, n_heads))
     ffn = ffn or (lambda a: _ffn(a, p))
     if post_norm:
         h = norm(x + attn(x), p["attn_norm"])
-        return norm(h + ffn(h), p["ffn_norm"])
+        return norm(h + ffn(h), p[ffn_norm])
     h = attn(norm(x, p["attn_norm"])) + (x if attn_residual else 0.0)
-    return ffn(norm(x if ffn_reads_x else h, p["ffn_norm"])) + (h if ffn_residual else 0.0)
+    return ffn(norm(x if ffn_reads_x else h, p[ffn_norm])) + (h if ffn_residual else 0.0)
 
 
 @mistake("post-norm", "normalise each branch's input (pre-norm): h = x + attn(rms_norm(x)), then "
@@ -737,3 +761,75 @@ def _silu_overflow(x, params, n_heads):
         e = np.exp(a)
         return a * e / (1.0 + e)
     return _block(x, params, n_heads, ffn=lambda h: _ffn(h, params, act))
+
+
+@mistake("ffn-uses-attn-norm", "normalise the feed-forward input with its own weight, rms_norm(h, ffn_norm), not "
+                               "attn_norm")
+def _ffn_uses_attn_norm(x, params, n_heads):
+    return _block(x, params, n_heads, ffn_norm="attn_norm")
+
+
+@mistake("mask-includes-diagonal", "mask only the future (np.triu(..., k=1)): masking the diagonal too leaves "
+                                   "position 0 with no key, a 0/0")
+def _mask_diagonal(x, params, n_heads):
+    return _block(x, params, n_heads, attn=lambda a: _mha(a, params, n_heads, diagonal_masked=True))
+
+
+@mistake("rms-norm-wrong-axis", "take the mean of x**2 over the features (axis=-1), one RMS per position, not over "
+                                "the positions (axis=1)")
+def _rms_over_positions(x, params, n_heads):
+    return _block(x, params, n_heads, norm=lambda a, w: _rms_norm(
+        a, w, stat=lambda v: np.sqrt(np.mean(v * v, axis=1, keepdims=True) + EPS)))
+
+
+@mistake("shift-by-diagonal", "subtract each row's MAXIMUM score before np.exp: a token's score against itself is "
+                              "not always the largest, and an earlier key 709 above it overflows")
+def _shift_by_diagonal(x, params, n_heads):
+    return _block(x, params, n_heads, attn=lambda a: _mha(a, params, n_heads, subtract="diagonal"))
+
+
+@mistake("mask-buffer-too-short", "build the causal mask for the sequence's own length, np.triu(np.ones((T, T)), "
+                                  "k=1): a buffer prebuilt for 1,024 positions does not fit a longer one")
+def _mask_buffer_1024(x, params, n_heads):
+    if np.shape(x)[1] > 1_024:
+        raise ValueError("operands could not be broadcast together")
+    return _block(x, params, n_heads)
+
+
+@mistake("params-modified", "leave params as passed: storing a scaled W_q (or any new key) in the caller's dict "
+                            "changes it for every later call; scale the scores, or a local copy")
+def _fold_scale_into_params(x, params, n_heads):
+    d_head = np.shape(x)[-1] // n_heads
+    if not params.get("scaled"):
+        params["W_q"] = params["W_q"] / np.sqrt(d_head)
+        params["scaled"] = True
+    return _block(x, params, n_heads, attn=lambda a: _mha(a, params, n_heads, 1.0))
+
+
+@mistake("params-modified", "leave params as passed: params.setdefault adds the key to the caller's dict; read an "
+                            "optional value with params.get(key, default)")
+def _params_setdefault(x, params, n_heads):
+    params.setdefault("eps", EPS)
+    return _block(x, params, n_heads)
+
+
+@mistake("residual-added-in-place", "build the residual stream in a new array (h = x + ...) at every length: x += "
+                                    "... writes into the caller's x")
+def _residual_in_place_long(x, params, n_heads):
+    # Judged on the probe past 1,024 positions alone, so solutions that do it only for long inputs count too.
+    out = _block(x, params, n_heads)
+    if isinstance(x, np.ndarray) and x.dtype == np.float64 and x.shape[1] >= 1_024:
+        x += _mha(_rms_norm(x, params["attn_norm"]), params, n_heads)
+    return out
+
+
+@mistake("float32-long", "compute in float64 at every length: float32 keeps about 7 digits, so scores in the "
+                         "thousands lose their 4th decimal on long sequences")
+def _float32_long(x, params, n_heads):
+    # Judged on the probe past 512 positions alone, so solutions that switch to float32 for long inputs count.
+    x = np.asarray(x, dtype=np.float64)
+    if x.shape[1] <= 512:
+        return _block(x, params, n_heads)
+    x, p = x.astype(np.float32), {name: np.asarray(w, dtype=np.float32) for name, w in params.items()}
+    h = x + _mha(_rms_norm(x, p["attn_norm"]), p, n_heads)
+    return (h + _ffn(_rms_norm(h, p["ffn_norm"]), p)).astype(np.float64)

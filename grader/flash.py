@@ -472,10 +472,10 @@ def input_unchanged(cand, ref, rng):
 def memory(cand, ref, rng):
     q, k, v = _inputs(rng, MEM_T, MEM_D, MEM_DV)
     # A causal call may not build a T x T mask either; at T/2 a float64 one is still twice the limit. At T = 1,000
-    # a dense fallback for "small" inputs shows: half the matrix is the limit there, which a (T, block_size) strip
-    # of scores stays far below.
+    # a dense fallback for "small" inputs shows: it holds scores, their exp and the weights, three matrices, where
+    # one is the limit; (T, block_size) strips of scores and their temporaries stay at about half of one.
     for T, causal_, limit in ((MEM_T, False, MEM_LIMIT), (MEM_T // 2, True, MEM_LIMIT),
-                              (MEM_SMALL_T, False, MEM_SMALL_T * MEM_SMALL_T * 8 // 2)):
+                              (MEM_SMALL_T, False, MEM_SMALL_T * MEM_SMALL_T * 8)):
         q, k, v = q[:T], k[:T], v[:T]
         label = _label(q, v, MEM_BLOCK, causal_)
         result, peak = cand.call_traced("flash_attention", q, k, v, block_size=MEM_BLOCK, causal=causal_)
@@ -508,30 +508,62 @@ def probes(rng):
     q[:, 0] = 2.0 * np.geomspace(1.0, 200.0, 16)
     k[:, 0] = np.arange(16.0)
     yield "flash_attention", (q, k, rng.normal(size=(16, 3))), {"block_size": 8, "causal": False}
+    # causal left out: the documented default is False.
+    q, k, v = _inputs(rng, 10, 4, 3, scale=1.5)
+    yield "flash_attention", (q, k, v), {"block_size": 4}
+    yield from _long_probe(rng)
+
+
+LONG_PROBE_T = 2_048
+
+
+def _long_probe(rng):
+    """One long call (T = 2,048, big tiles, so it stays cheap) on which a float32 cast shows above rtol 1e-5.
+
+    d = 4, so scaling by 1/sqrt(d) = 0.5 is exact in place or not. Only feature 0 is used: q holds integers below
+    2**13, k holds 1 + n / 2**10 (n < 64) plus a random offset below half a float32 step, so float32 drops exactly the
+    offsets and computes the rest of the scores exactly: any float32 solution agrees with a cast of the inputs,
+    and differs from float64 by about 1e-4 in the scores (in the thousands, a few apart from one n to the next).
+    """
+    T = LONG_PROBE_T
+    q, k = np.zeros((T, 4)), np.zeros((T, 4))
+    q[:, 0] = rng.integers(2_000, 8_000, size=T).astype(np.float64)
+    k[:, 0] = 1.0 + rng.integers(0, 64, size=T) / 2 ** 10 + rng.uniform(0.05, 0.45, size=T) * 2.0 ** -23
+    v = rng.integers(-64, 64, size=(T, 3)) / 16.0
+    yield "flash_attention", (q, k, v), {"block_size": 256, "causal": False}
 
 
 def _tiled(q, k, v, block_size=64, causal=False, *, drop_tail=False, rescale="both", divide=True, m0=-np.inf,
-           local_mask=False, scaled=True, freeze_max=False, tile_max=None, max_before_mask=False, global_max=False):
-    """The tiled forward pass with one known mistake switched on."""
+           mask="global", scaled=True, freeze_max=False, tile_max=None, max_before_mask=False, global_max=False,
+           key_tiles="all", scale_width="d", l_reset=False, normalised=False):
+    """The tiled forward pass with one known mistake switched on.
+
+    mask: "global" (j > i, right), "local" (offsets inside the tile), "diagonal" (j >= i, filled with -1e9) or
+    "none"; key_tiles with causal=True: "all", "to-diagonal" (stop after the tile holding the diagonal) or
+    "before-diagonal" (stop before it); normalised: keep the output divided by l after every tile.
+    """
     T, d = q.shape
     out = np.zeros((T, v.shape[1]))
     stop = T - T % block_size if drop_tail else T
-    scale = 1 / np.sqrt(d) if scaled else 1.0
+    scale = 1 / np.sqrt(d if scale_width == "d" else v.shape[1]) if scaled else 1.0
     for qs in range(0, stop, block_size):
         qe = min(qs + block_size, stop)
         m = np.full(qe - qs, m0)
         l = np.zeros(qe - qs)
         acc = np.zeros((qe - qs, v.shape[1]))
-        for ks in range(0, stop, block_size):
-            ke = min(ks + block_size, stop)
+        k_stop = {"all": stop, "to-diagonal": qe, "before-diagonal": qs}[key_tiles] if causal else stop
+        for ks in range(0, k_stop, block_size):
+            ke = min(ks + block_size, k_stop)
             s = q[qs:qe] @ k[ks:ke].T * scale
             unmasked_max = s.max(axis=1)
-            if causal:
-                if local_mask:
+            if causal and mask != "none":
+                if mask == "local":
                     blocked = np.triu(np.ones((qe - qs, ke - ks), dtype=bool), 1)
+                elif mask == "diagonal":
+                    blocked = np.arange(ks, ke)[None, :] >= np.arange(qs, qe)[:, None]
                 else:
                     blocked = np.arange(ks, ke)[None, :] > np.arange(qs, qe)[:, None]
-                s = np.where(blocked, -np.inf, s)
+                s = np.where(blocked, -1e9 if mask == "diagonal" else -np.inf, s)
             if tile_max is not None:  # no running max: each tile against its own maximum (or none at all)
                 shift = 0.0 if tile_max == "none" else s.max(axis=1, keepdims=True)
                 p = np.exp(s - shift)
@@ -552,10 +584,12 @@ def _tiled(q, k, v, block_size=64, causal=False, *, drop_tail=False, rescale="bo
             else:
                 alpha = np.exp(m - m_new)
             p = np.exp(s - m_new[:, None])
-            l = (1.0 if rescale == "acc" else alpha) * l + p.sum(axis=1)
+            l_new = p.sum(axis=1) if l_reset else (1.0 if rescale == "acc" else alpha) * l + p.sum(axis=1)
             acc = alpha[:, None] * acc + p @ v[ks:ke]
-            m = m_new
-        out[qs:qe] = acc / l[:, None] if divide else acc
+            if normalised:  # acc holds the output so far, already divided by l: the factor l / l_new is missing
+                acc = acc / l_new[:, None]
+            m, l = m_new, l_new
+        out[qs:qe] = acc if normalised or not divide else acc / l[:, None]
     return out
 
 
@@ -602,7 +636,7 @@ def _max_frozen(q, k, v, block_size=64, causal=False):
 @mistake("flash-local-causal-mask", "build the causal mask of a tile from global positions (tile start + offset); a "
          "triangle of offsets inside the tile is wrong for every tile off the diagonal")
 def _local_mask(q, k, v, block_size=64, causal=False):
-    return _tiled(q, k, v, block_size, causal, local_mask=True)
+    return _tiled(q, k, v, block_size, causal, mask="local")
 
 
 @mistake("no-scale", "divide the scores by sqrt(d) before the softmax")
@@ -632,3 +666,64 @@ def _tile_global_max(q, k, v, block_size=64, causal=False):
                             "thousands above every visible score and send their exp to 0")
 def _max_before_mask(q, k, v, block_size=64, causal=False):
     return _tiled(q, k, v, block_size, causal, max_before_mask=True)
+
+
+@mistake("flash-no-mask-in-diagonal-tile", "stopping the key loop at the diagonal tile is not enough: inside that tile "
+         "mask key j for query i when j > i, or a query sees the later keys of its own tile")
+def _no_diagonal_mask(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, mask="none", key_tiles="to-diagonal")
+
+
+@mistake("flash-skips-diagonal-tile", "visit the key tiles up to and including the diagonal one (range(0, qe, "
+         "block_size)): range(0, qs) leaves the first query tile with no key at all")
+def _skips_diagonal_tile(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, key_tiles="before-diagonal")
+
+
+@mistake("mask-includes-diagonal", "mask only the future, j > i: masking j >= i hides each query from itself and "
+         "leaves query 0 with no key")
+def _mask_diagonal(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, mask="diagonal")
+
+
+@mistake("flash-sum-not-accumulated", "accumulate the running sum, l = alpha * l + p.sum(axis=1): setting it to the "
+         "current tile's sum normalises by the last tile alone")
+def _l_reset(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, key_tiles="to-diagonal", l_reset=True)
+
+
+@mistake("flash-normalised-missing-l", "an output kept normalised after every tile is rescaled by "
+         "exp(m_old - m_new) * l_old / l_new; or keep it unnormalised and divide by l once at the end")
+def _normalised_missing_l(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, key_tiles="to-diagonal", normalised=True)
+
+
+@mistake("scale-by-d-v", "divide the scores by sqrt(d), d the width of q and k (q.shape[1]), not by the "
+                                 "width of v")
+def _scale_value_width(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, scale_width="d_v")
+
+
+@mistake("flash-default-causal", "the signature's default is causal=False: a call that leaves causal out must not "
+                                 "mask the future")
+def _default_causal(q, k, v, block_size=64, causal=True):
+    return _tiled(q, k, v, block_size, causal)
+
+
+@mistake("scale-folded-in-place", "scale a copy (q[qs:qe] / np.sqrt(d) makes a new array): q /= np.sqrt(d) or q *= ... "
+                           "rewrites the caller's queries")
+def _scale_in_place(q, k, v, block_size=64, causal=False):
+    # Judged on the long probe, where the solutions that do it only for long inputs do it too.
+    out = _tiled(q, k, v, block_size, causal)
+    if q.shape[0] >= 1_024:
+        q /= np.sqrt(q.shape[1])
+    return out
+
+
+@mistake("flash-float32-long", "compute in float64 at every length: float32 scores lose about the 7th digit, which "
+                               "a long sequence's scores in the thousands turn into errors of 1e-4")
+def _float32_long(q, k, v, block_size=64, causal=False):
+    # Judged on the long probe only, so a solution that switches to float32 past some length is named too.
+    if q.shape[0] >= 1_024:
+        q, k, v = (np.asarray(a, dtype=np.float32).astype(np.float64) for a in (q, k, v))
+    return _tiled(q, k, v, block_size, causal)

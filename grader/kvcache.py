@@ -532,6 +532,16 @@ def probes(rng):
         ((*LLAMA, 0), {}),
         ((0, 8, 128, 10), {}),
         ((*LLAMA, -1), {}),
+        ((1, 1, 1, 3), {"bits": 3}),  # 18 bits: 3 bytes, 2 to the nearest byte
+        ((1, 1, 1, 1), {"bits": 1}),  # 2 bits: 1 byte, 0 to the nearest byte
+        ((1, 1, 1, 2), {"bits": 5, "batch_size": 3}),  # 60 bits: 8 bytes; 9 rounded per sequence, 12 per token
+        ((*LLAMA, 100), {"batch_size": 0}),  # an empty batch: 0 bytes
+        ((*LLAMA, 10), {"bits": 0}),
+        ((*LLAMA, 10), {"bits": -8}),
+        ((-32, -8, 128, 10), {}),  # two negative sizes: their product is positive
+        # past 2**53 bits: a float ceil gives 3 * 2**56 (one byte short), then 3 * 2**56 + 64 (16 too many)
+        ((1, 1, 1, 2**58 + 1), {"bits": 3}),
+        ((1, 1, 1, 2**58 + 64), {"bits": 3}),
     ):
         yield "kv_cache_bytes", args, kwargs
     for args, kwargs in (
@@ -539,6 +549,9 @@ def probes(rng):
         ((k * PER_TOKEN - 1, *LLAMA), {}),
         ((3, 1, 1, 1), {"bits": 3}),  # 4 tokens of 6 bits fill 3 bytes
         ((-5, *LLAMA), {}),
+        ((100, 1, 1, 1), {"bits": 4}),  # 100 tokens of 8 bits
+        ((2**60 - 1, *LLAMA), {}),  # 2**43 - 1 tokens; as a float the budget is 2**60, 2**43 tokens
+        ((2**62 + 1, 1, 1, 1), {"bits": 3}),  # a float quotient is 342 tokens short
     ):
         yield "max_cached_tokens", args, kwargs
 
@@ -659,3 +672,82 @@ def _max_strict(budget_bytes, n_layers, n_kv_heads, head_dim, bits=16):
 def _max_per_token_bytes(budget_bytes, n_layers, n_kv_heads, head_dim, bits=16):
     _budget_ok(budget_bytes)
     return budget_bytes // _ceil8(2 * n_layers * n_kv_heads * head_dim * bits)
+
+
+@mistake("bits-unchecked", "validate bits too: bits <= 0 must raise ValueError, not give a cache of 0 or fewer "
+                           "bytes")
+def _bits_unchecked(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, 1, batch_size)
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits)
+
+
+@mistake("validates-product", "check each size on its own: a product of sizes is positive when two of them are "
+                              "negative")
+def _validates_product(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    if n_layers * n_kv_heads * head_dim * bits <= 0 or n_tokens * batch_size < 0:
+        raise ValueError("bad size")
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits)
+
+
+@mistake("rejects-empty-batch", "a batch of zero sequences is valid and caches 0 bytes: reject only a negative "
+                                "batch_size")
+def _rejects_empty_batch(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    if batch_size < 1:
+        raise ValueError("batch_size must be >= 1")
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits)
+
+
+@mistake("rounds-nearest", "round the byte count UP, -(-total_bits // 8): (total_bits + 4) // 8 rounds to the "
+                           "nearest byte and drops up to 3 bits")
+def _rounds_nearest(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return (2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits + 4) // 8
+
+
+@mistake("rounds-each-layer", "round the total number of bits up to bytes once, not each layer's bytes on its own")
+def _rounds_each_layer(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return n_layers * _ceil8(2 * n_kv_heads * head_dim * n_tokens * batch_size * bits)
+
+
+@mistake("rounds-each-sequence", "round the total number of bits up to bytes once, not each sequence's bytes before "
+                                 "multiplying by batch_size")
+def _rounds_each_sequence(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * bits) * batch_size
+
+
+@mistake("float-ceil", "stay in integers, -(-total_bits // 8): math.ceil of a float division is off by whole bytes "
+                       "once the bit count passes 2**53")
+def _float_ceil(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return math.ceil(2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * (bits / 8))
+
+
+@mistake("max-tokens-float-floor", "stay in integers, (8 * budget_bytes) // bits_per_token: a float quotient is "
+                                   "wrong once the budget passes 2**53", fn="max_cached_tokens")
+def _max_float_floor(budget_bytes, n_layers, n_kv_heads, head_dim, bits=16):
+    _budget_ok(budget_bytes)
+    return math.floor(budget_bytes / (2 * n_layers * n_kv_heads * head_dim * bits / 8))
+
+
+@mistake("max-tokens-ignores-bits", "use the bits argument: bits_per_token = 2 * n_layers * n_kv_heads * head_dim "
+                                    "* bits, not a fixed 2 bytes per number", fn="max_cached_tokens")
+def _max_ignores_bits(budget_bytes, n_layers, n_kv_heads, head_dim, bits=16):
+    _budget_ok(budget_bytes)
+    return budget_bytes // (2 * n_layers * n_kv_heads * head_dim * 2)
+
+
+@mistake("max-tokens-kv-factor-missing", "divide by the bits of the keys AND the values: bits_per_token = 2 * "
+                                         "n_layers * n_kv_heads * head_dim * bits", fn="max_cached_tokens")
+def _max_no_factor_2(budget_bytes, n_layers, n_kv_heads, head_dim, bits=16):
+    _budget_ok(budget_bytes)
+    return 8 * budget_bytes // (n_layers * n_kv_heads * head_dim * bits)
+
+
+@mistake("max-tokens-default-bits", "default bits to 16 in max_cached_tokens, as in kv_cache_bytes: a call that "
+                                    "leaves bits out means a 16-bit cache", fn="max_cached_tokens")
+def _max_default_bits(budget_bytes, n_layers, n_kv_heads, head_dim, bits=8):
+    _budget_ok(budget_bytes)
+    return 8 * budget_bytes // (2 * n_layers * n_kv_heads * head_dim * bits)

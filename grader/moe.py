@@ -625,6 +625,17 @@ def probes(rng):
     yield "route_top_k", (x, W, 280), {}
     x, W = _inputs(rng, 4, 3, 5)
     yield "route_top_k", (x, W, 5), {}  # k = E is allowed
+    # Equal logits among the chosen: 3 experts (np.argsort's default sort is stable at that size, so any sort keeps
+    # equal logits in expert order).
+    ties = np.array([[5.0, 5.0, 1.0], [2.0, 0.0, 2.0], [0.0, 3.0, 3.0], [1.0, 1.0, 1.0]])
+    yield "route_top_k", (ties, np.eye(3), 2), {}
+    # Chosen logits more than 709 apart: exp of their differences from the smallest overflows.
+    x, W = _inputs(rng, 4, 3, 5)
+    spread = np.array([[900.0, 0.0, -50.0, 10.0, 5.0]]) * rng.uniform(1.0, 2.0, size=(4, 1))
+    yield "route_top_k", (np.hstack([x, spread]), np.vstack([W, np.eye(5)]), 3), {}
+    # More than 4,096 tokens, the size of a large batch.
+    x, W = _inputs(rng, LARGE_BATCH + 1, 3, 8)
+    yield "route_top_k", (x, W, 3), {}
 
     T, E, k = 7, 5, 2
     logits = rng.normal(scale=2.0, size=(T, E))
@@ -637,6 +648,13 @@ def probes(rng):
     # Integer logits: an in-place softmax (np.exp(z, out=z)) cannot store its floats in them.
     ints = rng.integers(-3, 4, size=(T, E))
     yield "load_balance_loss", (ints, np.argsort(-ints, axis=-1, kind="stable")[:, :k], E), {}
+    # One expert's logit 800 above expert 0's in some tokens: a softmax shifted by expert 0's logit overflows.
+    lifted = rng.normal(size=(T, E))
+    lifted[::2, 3] += 800.0
+    yield "load_balance_loss", (lifted, np.argsort(-lifted, axis=-1)[:, :k], E), {}
+
+
+LARGE_BATCH = 4_096
 
 
 def _gated(logits, idx, shift=True):
@@ -794,3 +812,105 @@ def _softmax_in_place(router_logits, expert_idx, n_experts):
     np.exp(z, out=z)
     z /= z.sum(axis=-1, keepdims=True)
     return _loss_with(z, expert_idx, n_experts, P=lambda p: p.mean(axis=0))
+
+
+@mistake("top-k-unsorted", "np.argpartition finds the top k in no particular order: sort those k by their logits, "
+                           "highest first")
+def _argpartition_unsorted_large(x, W_router, k):
+    # The same mistake on a fast path for large batches: judged on the probe of more than 4,096 tokens alone.
+    logits = _checked_logits(x, W_router, k)
+    if logits.shape[0] <= LARGE_BATCH:
+        return _gated(logits, np.argsort(-logits, axis=1, kind="stable")[:, :k])
+    return _argpartition_unsorted(x, W_router, k)
+
+
+@mistake("gates-not-sorted-with-experts", "take the gates in the same order as the expert indices: gates computed "
+                                          "from the argpartition columns before sorting them belong to other experts")
+def _gates_unsorted(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    E = logits.shape[1]
+    part = np.argpartition(logits, E - k, axis=1)[:, E - k:]
+    top = np.take_along_axis(logits, part, axis=1)
+    g = np.exp(top - top.max(axis=1, keepdims=True))
+    return np.take_along_axis(part, np.argsort(-top, axis=1), axis=1), g / g.sum(axis=1, keepdims=True)
+
+
+@mistake("gates-sigmoid", "the gates are a softmax over the k chosen logits, summing to one per token, not a "
+                          "sigmoid of each logit on its own")
+def _gates_sigmoid(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    idx = np.argsort(-logits, axis=1, kind="stable")[:, :k]
+    return idx, 1.0 / (1.0 + np.exp(-np.take_along_axis(logits, idx, axis=1)))
+
+
+@mistake("router-scaled-by-sqrt-d", "the router logits are x @ W_router as they are: dividing by sqrt(d) is "
+                                    "attention's scale and flattens the gates")
+def _router_scaled(x, W_router, k):
+    x = np.asarray(x, dtype=np.float64)
+    logits = _checked_logits(x, W_router, k) / np.sqrt(x.shape[1])
+    return _gated(logits, np.argsort(-logits, axis=1, kind="stable")[:, :k])
+
+
+@mistake("gates-shift-by-min", "subtract each token's LARGEST chosen logit before np.exp: shifted by the smallest, "
+                               "chosen logits more than about 709 apart overflow")
+def _gates_shift_by_min(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    idx = np.argsort(-logits, axis=1, kind="stable")[:, :k]
+    top = np.take_along_axis(logits, idx, axis=1)
+    e = np.exp(top - top.min(axis=1, keepdims=True))
+    return idx, e / e.sum(axis=1, keepdims=True)
+
+
+@mistake("k-equals-e-unsorted", "with k = E every expert is chosen, but still in order of their logits, highest "
+                                "first, with the softmax over them in that order")
+def _k_equals_e_unsorted(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    E = logits.shape[1]
+    if k == E:
+        z = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return np.tile(np.arange(E), (logits.shape[0], 1)), z / z.sum(axis=1, keepdims=True)
+    return _gated(logits, np.argsort(-logits, axis=1, kind="stable")[:, :k])
+
+
+@mistake("equal-logits-dropped", "remove each chosen expert by its index, not by its logit's value: experts with "
+                                 "equal logits are different experts and each may be chosen")
+def _remove_by_value(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    T = logits.shape[0]
+    remaining, idx = logits.copy(), np.zeros((T, k), dtype=int)
+    for j in range(k):
+        best = remaining.argmax(axis=1)
+        idx[:, j] = best
+        remaining = np.where(remaining == remaining[np.arange(T), best][:, None], -np.inf, remaining)
+    return _gated(logits, idx)
+
+
+@mistake("equal-logits-dropped", "remove each chosen expert by its index, not by its logit's value: experts with "
+                                 "equal logits are different experts and each may be chosen")
+def _distinct_values(x, W_router, k):
+    logits = _checked_logits(x, W_router, k)
+    E, idx = logits.shape[1], []
+    for row in logits.tolist():
+        experts = [row.index(v) for v in sorted(set(row), reverse=True)][:k]
+        idx.append(experts + [e for e in range(E) if e not in experts][:k - len(experts)])
+    return _gated(logits, np.array(idx))
+
+
+@mistake("f-gate-weighted", "f_e counts assignments: every one of the T*k entries of expert_idx counts 1, whatever "
+                            "its gate", fn="load_balance_loss")
+def _f_gate_weighted(router_logits, expert_idx, n_experts):
+    def f(idx, counts):
+        share = np.zeros(n_experts)
+        np.add.at(share, idx.ravel(), _softmax(np.take_along_axis(
+            np.asarray(router_logits, dtype=np.float64), idx, axis=1)).ravel())
+        return share / idx.shape[0]
+    return _loss_with(router_logits, expert_idx, n_experts, f=f)
+
+
+@mistake("loss-shift-by-first", "subtract each token's MAXIMUM logit in the loss's softmax: shifted by expert 0's, "
+                                "a logit more than about 709 above it overflows", fn="load_balance_loss")
+def _loss_shift_by_first(router_logits, expert_idx, n_experts):
+    def P(z):
+        e = np.exp(z - z[:, :1])
+        return (e / e.sum(axis=-1, keepdims=True)).mean(axis=0)
+    return _loss_with(router_logits, expert_idx, n_experts, P=P)

@@ -819,6 +819,7 @@ def probes(rng):
         (EXAMPLE_LOGITS, {"temperature": 1.5, "top_k": 3, "top_p": 0.8}),  # top-p on the top-k distribution
         (reversed_logits, {"temperature": 1.0, "top_k": 2, "top_p": 0.77}),
         (EXAMPLE_LOGITS, {"temperature": 0.5}),
+        (EXAMPLE_LOGITS, {"temperature": 0.5, "top_p": 0.9}),  # 1 token at T = 0.5 (0.9264), 2 at T = 1 (0.9105)
         (reversed_logits, {"temperature": 1.7, "top_p": 0.6}),
         (EXAMPLE_LOGITS, {"temperature": 0.7, "top_k": 3}),
         (reversed_logits, {"temperature": 1.3, "top_k": 5}),
@@ -835,19 +836,43 @@ def probes(rng):
         (EXAMPLE_LOGITS, {"temperature": 1.0, "top_p": 0.993}),  # keeps 6 tokens: cumulative 0.9897, 0.9977
         (np.array([-800.0, 0.0, 5.0]), {"temperature": 1.0}),  # spans more than exp can take, max small
         (np.array([5.0, 3.0, 1.0, 3.0]), {"temperature": 1.0, "top_k": 2}),  # a tie at the k-th place
+        # the running total of the sorted probabilities ends at 0.9999999999999999, just below top_p = 1.0
+        (np.array([0.0, 0.3, -0.27, -0.89, -0.45]), {"temperature": 1.0, "top_p": 1.0}),
+        # probabilities exactly 1/8, 1/2, 1/4, 1/8 (exp(-log 2) is exactly 0.5): the most probable token alone
+        # reaches top_p = 0.5 exactly, without a tie anywhere near the cut
+        (np.array([-np.log(4.0), 0.0, -np.log(2.0), -np.log(4.0)]), {"temperature": 1.0, "top_p": 0.5}),
+        # logits near 3,000 (not on float32's grid) in a vocabulary of more than 32,768 tokens, 9 of them 20 above
+        # the rest so that they hold most of the mass
+        (_large_vocab_logits(), {"temperature": 1.0}),
     ):
         yield "sampling_probs", (logits.copy(),), kw
+    # sample: fixed seeds, each chosen so that the mistakes below draw another token than the rng passed in does.
+    flat = np.zeros(1_000)
+    yield "sample", (flat,), {"rng": rng_spec(5)}  # seed 0 draws token 636, seed 5 token 805
+    yield "sample", (flat,), {"rng": rng_spec(6)}
+    yield "sample", (flat,), {}  # no rng: a fresh, unseeded generator (seed 42 would always draw the same token)
+    yield "sample", (np.linspace(0.0, 3.0, 12),), {"rng": rng_spec(11)}  # token 5; position 0 of the sorted probs
+    yield "sample", (np.linspace(0.0, 1.0, 40),), {"top_k": 1, "rng": rng_spec(3)}  # token 39; 5 without top_k
+
+
+def _large_vocab_logits():
+    V = LARGE_V // 2 + 1
+    logits = 2980.0 + np.linspace(0.0, 1.0, V) + np.pi * 1e-5
+    logits[::V // 8] += 20.0 + np.linspace(0.0, 2.0, 9) + 1e-4 * np.sqrt(np.arange(2.0, 11.0))  # off the grid
+    return logits
 
 
 def _variant(logits, temperature=1.0, top_k=None, top_p=None, *, validate=("temperature", "top_k", "top_p"),
              zero="greedy", on_probs=None, subtract_max=True, in_place=False, k_extra=0, k_lowest=False,
              p_vocab_order=False, p_crossing=True, p_renormalise=True, p_before_k=False, k_renormalise=True,
-             k_renormalise_in_p=False):
+             k_renormalise_in_p=False, p_cut="searchsorted"):
     """sampling_probs with one known mistake switched on.
 
     zero: "greedy" (right), "greedy-last" (the last of tied maxima), "divide" (by 0: nan) or "epsilon"
     (max(T, 1e-8): ties split the mass);
-    on_probs: None (right: T divides the logits), "divide" (p / T renormalised) or "times" (softmax * T).
+    on_probs: None (right: T divides the logits), "divide" (p / T renormalised) or "times" (softmax * T);
+    p_cut: "searchsorted" (right), "argmax" (np.argmax(cum >= top_p): 0 when no total reaches top_p) or
+    "strict" (a token dropped only when the total before it EXCEEDS top_p).
     """
     if "temperature" in validate and temperature < 0:
         raise ValueError(f"temperature must be >= 0, got {temperature}")
@@ -892,7 +917,12 @@ def _variant(logits, temperature=1.0, top_k=None, top_p=None, *, validate=("temp
         measured = before_k if p_before_k else probs
         order = np.arange(V) if p_vocab_order else np.argsort(-measured, kind="stable")
         cum = np.cumsum(measured[order])
-        n_keep = int(np.searchsorted(cum, top_p, side="left")) + (1 if p_crossing else 0)
+        if p_cut == "argmax":
+            n_keep = int(np.argmax(cum >= top_p)) + 1
+        elif p_cut == "strict":
+            n_keep = 1 + int(np.count_nonzero(cum[:-1] <= top_p))
+        else:
+            n_keep = int(np.searchsorted(cum, top_p, side="left")) + (1 if p_crossing else 0)
         probs[order[max(n_keep, 1):]] = 0.0
         if p_renormalise:
             probs = probs / probs.sum()
@@ -1061,3 +1091,87 @@ def _top_k_strict(logits, temperature=1.0, top_k=None, top_p=None):
     p[p <= np.sort(p)[::-1][top_k]] = 0.0
     p = p / p.sum()
     return _variant(np.log(np.maximum(p, 1e-300)) if p.any() else p, 1.0, None, top_p)
+
+
+
+@mistake("top-p-argmax-cut", "find the cut with np.searchsorted(cum, top_p) + 1, capped at V: np.argmax(cum >= "
+                             "top_p) is 0 when rounding leaves every total just below top_p = 1.0",
+         fn="sampling_probs")
+def _top_p_argmax(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, p_cut="argmax")
+
+
+@mistake("top-p-strict-greater", "drop a token once the total BEFORE it reaches top_p (>=, not >): a total that "
+                                 "lands exactly on top_p already has the nucleus", fn="sampling_probs")
+def _top_p_strict(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, p_cut="strict")
+
+
+@mistake("top-p-before-temperature", "apply the temperature first and measure top-k and top-p on softmax(logits / "
+                                     "T): a nucleus chosen at temperature 1 keeps the wrong tokens",
+         fn="sampling_probs")
+def _top_p_before_temperature(logits, temperature=1.0, top_k=None, top_p=None):
+    if temperature == 0 or (top_k is None and top_p is None):
+        return _variant(logits, temperature, top_k, top_p)
+    kept = _variant(logits, 1.0, top_k, top_p) > 0
+    z = np.where(kept, np.asarray(logits, dtype=np.float64) / temperature, -np.inf)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def _float32(logits):
+    return np.asarray(logits, dtype=np.float64).astype(np.float32).astype(np.float64)
+
+
+@mistake("float32-logits", "keep the logits in float64 for every vocabulary size: a float64 result computed from "
+                           "logits rounded to float32 is off by about 1e-4 near 3,000", fn="sampling_probs")
+def _float32_large_vocab(logits, temperature=1.0, top_k=None, top_p=None):
+    # Judged on the probe of more than 32,768 tokens alone, so solutions that cast only large vocabularies count.
+    # A solution that returns float32 is judged at float32 precision, against a reference on float32-rounded
+    # logits, which this variant then equals: only a float64 result computed from float32 logits is named.
+    return _variant(_float32(logits) if len(logits) > LARGE_V // 2 else logits, temperature, top_k, top_p)
+
+
+def _draw(probs, rng):
+    return int(rng.choice(len(probs), p=probs))
+
+
+@mistake("sample-ignores-rng", "draw with the rng passed in: a generator seeded inside sample gives every caller the "
+                               "same draws whatever seed they pass", fn="sample")
+def _sample_own_seed(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
+    return _draw(_variant(logits, temperature, top_k, top_p), np.random.default_rng(0))
+
+
+@mistake("sample-ignores-rng", "draw with the rng passed in, rng.choice(V, p=probs): np.random.choice or a "
+                               "generator of the module's own gives draws the caller's seed cannot replay",
+         fn="sample")
+def _sample_fresh_randomness(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
+    return _draw(_variant(logits, temperature, top_k, top_p), np.random.default_rng())
+
+
+@mistake("sample-fixed-seed-when-none", "without an rng, draw from a fresh np.random.default_rng() (unseeded): a "
+                                        "fixed seed makes every such call draw the same token", fn="sample")
+def _sample_fixed_seed_when_none(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
+    return _draw(_variant(logits, temperature, top_k, top_p), np.random.default_rng(42) if rng is None else rng)
+
+
+@mistake("sample-ignores-filters", "pass top_k and top_p on to sampling_probs: sample must draw from the filtered "
+                                   "distribution", fn="sample")
+def _sample_ignores_filters(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
+    return _draw(_variant(logits, temperature), rng if rng is not None else np.random.default_rng())
+
+
+@mistake("sample-returns-array", "return one token id as an int: rng.choice(V, p=p) without size=, then int(...)",
+         fn="sample")
+def _sample_returns_array(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
+    rng = rng if rng is not None else np.random.default_rng()
+    probs = _variant(logits, temperature, top_k, top_p)
+    return rng.choice(len(probs), size=1, p=probs)
+
+
+@mistake("sample-sorted-position", "draw the token id itself, rng.choice(V, p=probs) with the probabilities in "
+                                   "vocabulary order: a position in the sorted probabilities is not a token id",
+         fn="sample")
+def _sample_sorted_position(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
+    rng = rng if rng is not None else np.random.default_rng()
+    return _draw(np.sort(_variant(logits, temperature, top_k, top_p))[::-1], rng)

@@ -45,7 +45,7 @@ def test_check_close_fast_passes_what_check_close_passes_and_shows_enough_digits
     with pytest.raises(Fail) as exc:
         ladders.check_close_fast(got, want, "w")
     text = str(exc.value)
-    assert "entry [123]" in text and "relative error 3.0e-06" in text
+    assert "entry [123]" in text and "relative error 3e-06" in text
     a, b = text.split(" is ")[1].split(", expected ")
     assert a != b.split(" ")[0]
     nan = want.copy()

@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail norm
 # must-pass: stable scale
+# diagnosis: ffn-uses-attn-norm
 # mistake: normalises the feed-forward input with attn_norm instead of its own ffn_norm
 import numpy as np
 

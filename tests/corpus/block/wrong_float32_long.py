@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail matches-reference
 # must-pass: shape residual norm gate scale prefix stable batch-independent input-unchanged
+# diagnosis: float32-long
 # mistake: runs the block in float32 for sequences past 512 positions, where the (T, T) scores dominate memory;
 #          exact on every short sequence; the result is cast back to float64
 

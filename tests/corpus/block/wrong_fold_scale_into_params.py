@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail input-unchanged
 # must-pass: shape residual norm gate scale prefix stable batch-independent
+# diagnosis: params-modified
 # mistake: folds 1/sqrt(d_head) into params["W_q"] and marks the dict as done: a new array, but stored back into
 #          the caller's dict, so the caller's params change (a key added, W_q replaced)
 

@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail matches-reference
 # must-pass: shape residual norm gate scale prefix stable batch-independent input-unchanged
+# diagnosis: mask-buffer-too-short
 # mistake: slices a causal mask built once for a context of 1,024 positions (nanoGPT's block_size), so a longer
 #          sequence gets a mask of the wrong size and the call fails
 

@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail prefix shape
 # must-pass: stable scale batch-independent gate norm residual
+# diagnosis: mask-includes-diagonal
 # mistake: masks the diagonal too (np.triu without k=1): position 0 has no key left, 0/0
 import numpy as np
 

@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail input-unchanged
 # must-pass: shape residual norm gate scale prefix stable batch-independent matches-reference
+# diagnosis: params-modified
 # mistake: reads an optional eps with params.setdefault, which adds the key 'eps' to the caller's dict
 
 import numpy as np

@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail input-unchanged
 # must-pass: shape residual norm gate scale prefix stable batch-independent matches-reference
+# diagnosis: residual-added-in-place
 # mistake: adds the attention output into x in place for sequences of 1,024 positions and more, to save one
 #          (B, T, d_model) array; short sequences get a new array
 

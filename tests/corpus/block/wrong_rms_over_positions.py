@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail norm prefix
 # must-pass: stable scale gate
+# diagnosis: rms-norm-wrong-axis
 # mistake: takes the mean of x**2 over axis=1 (the positions) instead of the features
 import numpy as np
 

@@ -1,6 +1,7 @@
 # attnprep: block
 # expect: fail stable matches-reference
 # must-pass: shape residual norm gate scale prefix batch-independent input-unchanged
+# diagnosis: shift-by-diagonal
 # mistake: stabilises the attention softmax by the diagonal's score (a token against itself, thought to be each
 #          row's largest) instead of the row maximum; exact until an earlier key scores 709 above the diagonal
 

@@ -1,6 +1,7 @@
 # attnprep: flash
 # expect: fail causal
 # must-pass: shape ragged-blocks scale constant-values input-unchanged memory
+# diagnosis: flash-no-mask-in-diagonal-tile
 # mistake: makes causal=True stop the key loop after the diagonal tile but never masks inside that tile, so a query sees the later keys of its own tile
 import numpy as np
 

@@ -1,6 +1,7 @@
 # attnprep: flash
 # expect: fail causal
 # must-pass: stable scale ragged-blocks
+# diagnosis: flash-skips-diagonal-tile
 # mistake: causal=True loops over key tiles range(0, qs) only, skipping the diagonal tile: the first tile sees no key
 import numpy as np
 

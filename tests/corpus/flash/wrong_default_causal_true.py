@@ -1,6 +1,7 @@
 # attnprep: flash
 # expect: fail matches-reference
 # must-pass: shape block-size-independent ragged-blocks causal scale constant-values stable input-unchanged memory
+# diagnosis: flash-default-causal
 # mistake: the signature defaults causal to True (it was written for a decoder), so a call that leaves causal out
 #          masks the future; every call that passes causal explicitly is right
 

@@ -1,6 +1,7 @@
 # attnprep: flash
 # expect: fail matches-reference
 # must-pass: shape block-size-independent ragged-blocks causal scale constant-values stable input-unchanged memory
+# diagnosis: flash-float32-long
 # mistake: switches to float32 tiles from T = 2,048 on to save memory traffic, and returns float64; right on every
 #          short problem, off in the 7th digit at T = 4,096
 

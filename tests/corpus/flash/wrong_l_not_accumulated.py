@@ -1,6 +1,7 @@
 # attnprep: flash
 # expect: fail block-size-independent constant-values matches-reference
 # must-pass: shape scale input-unchanged memory
+# diagnosis: flash-sum-not-accumulated
 # mistake: sets the running sum to the current tile's sum (l = p.sum(1)) instead of accumulating alpha * l + p.sum(1), so only the last tile normalises
 import numpy as np
 def flash_attention(q, k, v, block_size=64, causal=False):

@@ -1,6 +1,7 @@
 # attnprep: flash
 # expect: fail causal
 # must-pass: stable scale ragged-blocks
+# diagnosis: mask-includes-diagonal
 # mistake: masks j >= i with -1e9, the diagonal included, so query 0 has no key left and spreads over the future
 import numpy as np
 

@@ -1,6 +1,7 @@
 # attnprep: flash
 # expect: fail block-size-independent matches-reference
 # must-pass: shape scale memory input-unchanged
+# diagnosis: flash-normalised-missing-l
 # mistake: keeps the output normalised after every tile but rescales the old output by exp(m_old - m_new) only, forgetting the factor l_old / l_new
 import numpy as np
 

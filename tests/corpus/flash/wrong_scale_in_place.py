@@ -1,6 +1,7 @@
 # attnprep: flash
 # expect: fail input-unchanged
 # must-pass: stable scale
+# diagnosis: scale-folded-in-place
 # mistake: scales q in place once up front, rewriting the caller's queries
 import numpy as np
 

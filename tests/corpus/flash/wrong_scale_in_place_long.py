@@ -1,6 +1,7 @@
 # attnprep: flash
 # expect: fail input-unchanged
 # must-pass: shape block-size-independent ragged-blocks causal scale constant-values stable
+# diagnosis: scale-folded-in-place
 # mistake: scales q in place (q *= 1/sqrt(d)) for long inputs, to save a copy of 1,024 rows and more; short
 #          inputs get a scaled copy
 

@@ -1,6 +1,7 @@
 # attnprep: flash
 # expect: fail scale
 # must-pass: stable ragged-blocks causal
+# diagnosis: scale-by-d-v
 # mistake: divides the scores by sqrt(d_v), the width of the values, instead of sqrt(d)
 import numpy as np
 

@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail bad-input
+# diagnosis: bits-unchecked
 # mistake: validates the sizes and counts but forgets bits, so bits=0 or a negative width gives a 0 or negative size
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
     if min(n_layers, n_kv_heads, head_dim) <= 0:

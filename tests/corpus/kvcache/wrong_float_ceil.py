@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail integer
+# diagnosis: float-ceil max-tokens-float-floor
 # mistake: ceil of a float division: right type, but inexact once the bit count passes 2**53
 import math
 

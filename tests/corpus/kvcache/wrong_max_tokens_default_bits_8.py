@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail matches-reference max-tokens
 # must-pass: per-token seed-table linear batch gqa-ratio bits integer bad-input
+# diagnosis: max-tokens-default-bits
 # mistake: max_cached_tokens defaults to bits=8 (an int8 cache), while kv_cache_bytes defaults to 16; every call
 #          that passes bits is right
 

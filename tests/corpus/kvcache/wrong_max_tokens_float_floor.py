@@ -1,5 +1,6 @@
 # attnprep: kvcache
 # expect: fail integer
+# diagnosis: max-tokens-float-floor
 # mistake: max_cached_tokens floors a float quotient: the right type, but wrong once 8 x budget passes 2**53
 import math
 

@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail max-tokens
 # must-pass: integer
+# diagnosis: max-tokens-kv-factor-missing
 # mistake: kv_cache_bytes counts K and V, but max_cached_tokens divides by the bits of the keys alone (twice the tokens)
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
     if min(n_layers, n_kv_heads, head_dim, bits) <= 0:

@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail bad-input
 # must-pass: per-token seed-table matches-reference linear batch gqa-ratio bits integer max-tokens
+# diagnosis: validates-product
 # mistake: validates the sizes through their product (one test instead of four), so two negative sizes multiply to
 #          a positive one and pass as a valid cache
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):

@@ -1,6 +1,7 @@
 # attnprep: kvcache
 # expect: fail bits
 # must-pass: integer linear batch gqa-ratio bad-input
+# diagnosis: rounds-each-layer
 # mistake: sizes one layer's K and V in whole bytes (rounded up), then multiplies by n_layers
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
     if min(n_layers, n_kv_heads, head_dim, bits) <= 0 or n_tokens < 0 or batch_size < 0:

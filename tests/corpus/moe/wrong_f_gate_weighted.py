@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail assignment-share
 # must-pass: shape top-k order gates-sum-to-one distinct stable balanced-loss bad-input router-probability input-unchanged
+# diagnosis: f-gate-weighted
 # mistake: weights each assignment by its gate when computing f_e (a soft share), instead of counting every one of the T*k assignments equally
 import numpy as np
 

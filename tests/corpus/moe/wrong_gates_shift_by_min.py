@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail stable matches-reference
 # must-pass: shape top-k order gates-sum-to-one distinct balanced-loss imbalance assignment-share router-probability bad-input input-unchanged
+# diagnosis: gates-shift-by-min
 # mistake: shifts the chosen logits by their minimum before np.exp ("so nothing underflows"), which overflows once
 #          a token's top k spread over more than about 709
 

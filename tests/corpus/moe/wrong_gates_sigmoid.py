@@ -2,6 +2,7 @@
 # expect: fail gates-sum-to-one
 # mistake: gates each chosen expert with a sigmoid of its logit instead of a softmax over the k chosen logits
 # must-pass: stable
+# diagnosis: gates-sigmoid
 import numpy as np
 
 

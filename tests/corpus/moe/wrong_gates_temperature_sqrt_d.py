@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail matches-reference
 # must-pass: shape top-k order gates-sum-to-one distinct stable balanced-loss imbalance assignment-share router-probability bad-input input-unchanged
+# diagnosis: router-scaled-by-sqrt-d
 # mistake: carries the attention habit over and divides the router logits by sqrt(d) before the gate softmax
 import numpy as np
 

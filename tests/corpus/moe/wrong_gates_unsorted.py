@@ -2,6 +2,7 @@
 # expect: fail order
 # mistake: sorts the expert indices but takes the gates from the unsorted argpartition columns, so gate j is not expert j's
 # must-pass: stable
+# diagnosis: gates-not-sorted-with-experts
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail order matches-reference
 # must-pass: shape top-k gates-sum-to-one distinct stable balanced-loss imbalance assignment-share router-probability bad-input input-unchanged
+# diagnosis: k-equals-e-unsorted
 # mistake: with k = E every expert is chosen, so it returns them in index order with the full softmax, not highest
 #          logit first
 

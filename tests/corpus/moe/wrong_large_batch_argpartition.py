@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail matches-reference
 # must-pass: shape top-k gates-sum-to-one distinct stable balanced-loss imbalance assignment-share router-probability bad-input input-unchanged
+# diagnosis: top-k-unsorted
 # mistake: a fast path for large batches (more than 4,096 tokens) takes np.argpartition's top k without sorting
 #          them, so long batches list their experts in no particular order
 

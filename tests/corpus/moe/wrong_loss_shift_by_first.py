@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail stable matches-reference
 # must-pass: shape top-k order gates-sum-to-one distinct balanced-loss imbalance assignment-share router-probability bad-input input-unchanged
+# diagnosis: loss-shift-by-first
 # mistake: stabilises the router softmax of the loss by expert 0's logit (any constant per token cancels, it
 #          reasons), which overflows when another expert's logit is more than about 709 above it
 

@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail top-k order distinct matches-reference
 # must-pass: shape gates-sum-to-one stable balanced-loss imbalance assignment-share router-probability bad-input input-unchanged
+# diagnosis: equal-logits-dropped
 # mistake: picks the k experts one argmax at a time and removes the chosen one by its value (logits == best), so two
 #          experts with equal logits are removed together and the next pick skips one of them
 

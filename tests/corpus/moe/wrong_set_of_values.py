@@ -1,6 +1,7 @@
 # attnprep: moe
 # expect: fail top-k order matches-reference
 # must-pass: shape gates-sum-to-one stable balanced-loss imbalance assignment-share router-probability bad-input input-unchanged
+# diagnosis: equal-logits-dropped
 # mistake: ranks the distinct logit values of each token (sorted(set(row))) and maps each back to its first expert
 #          with list.index, so experts with equal logits collapse into one and a lower logit takes the free place
 import math

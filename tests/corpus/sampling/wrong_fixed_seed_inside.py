@@ -2,6 +2,7 @@
 # expect: fail reproducible distribution
 # mistake: builds np.random.default_rng(0) inside sample 'for reproducibility', ignoring the rng passed in
 # must-pass: stable
+# diagnosis: sample-ignores-rng
 import numpy as np
 
 

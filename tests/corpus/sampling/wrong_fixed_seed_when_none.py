@@ -2,6 +2,7 @@
 # expect: fail reproducible
 # mistake: without an rng, builds np.random.default_rng(42) on every call, so every draw made without an rng is the same
 # must-pass: stable
+# diagnosis: sample-fixed-seed-when-none
 import numpy as np
 
 

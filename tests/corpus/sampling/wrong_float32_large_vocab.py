@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail matches-reference
 # must-pass: sum-to-one non-negative temperature greedy top-k top-p token-id reproducible bad-input input-unchanged
+# diagnosis: float32-logits
 # mistake: casts big vocabularies (above 32k tokens) to float32 "like the model's logits", then back: near 3,000 the
 #          float32 rounding of each logit moves its probability by about 1e-4
 import numpy as np

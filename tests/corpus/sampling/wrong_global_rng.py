@@ -2,6 +2,7 @@
 # expect: fail reproducible
 # mistake: ignores the rng passed in and draws with np.random.choice, the hidden global generator
 # must-pass: stable
+# diagnosis: sample-ignores-rng
 import numpy as np
 
 

@@ -2,6 +2,7 @@
 # expect: fail reproducible
 # mistake: ignores the rng passed in and draws from a generator of its own, seeded once with 0
 # must-pass: stable
+# diagnosis: sample-ignores-rng
 import numpy as np
 
 _RNG = np.random.default_rng(0)

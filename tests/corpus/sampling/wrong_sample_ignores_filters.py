@@ -2,6 +2,7 @@
 # expect: fail distribution bad-input
 # mistake: sample draws from softmax(logits / T) and never passes top_k and top_p on
 # must-pass: stable
+# diagnosis: sample-ignores-filters
 import numpy as np
 
 

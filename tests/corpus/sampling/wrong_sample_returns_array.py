@@ -2,6 +2,7 @@
 # expect: fail token-id
 # mistake: sample returns rng.choice(..., size=1), a one-element array, instead of an int
 # must-pass: stable distribution greedy reproducible
+# diagnosis: sample-returns-array
 import numpy as np
 
 

@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail distribution
 # must-pass: sum-to-one non-negative temperature top-k top-p matches-reference stable bad-input input-unchanged
+# diagnosis: sample-sorted-position
 # mistake: sample draws a position in the probabilities sorted high to low and returns that position, not the token id it belongs to
 import numpy as np
 

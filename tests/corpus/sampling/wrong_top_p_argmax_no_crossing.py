@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail top-p matches-reference
 # must-pass: temperature greedy top-k distribution stable bad-input sum-to-one
+# diagnosis: top-p-argmax-cut
 # mistake: finds the cut with np.argmax(cum >= top_p): when rounding leaves the running total just below top_p = 1.0, nothing reaches it, argmax returns 0 and only the top token is kept
 import numpy as np
 

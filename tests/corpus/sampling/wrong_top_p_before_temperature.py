@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail top-p matches-reference
 # must-pass: sum-to-one non-negative temperature greedy top-k distribution stable bad-input input-unchanged
+# diagnosis: top-p-before-temperature
 # mistake: applies top_k and top_p to softmax(logits) at temperature 1 and only then applies the temperature to the tokens they keep, so the nucleus is measured on the wrong distribution
 import numpy as np
 

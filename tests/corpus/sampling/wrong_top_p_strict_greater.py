@@ -1,6 +1,7 @@
 # attnprep: sampling
 # expect: fail top-p
 # must-pass: sum-to-one non-negative temperature greedy top-k token-id reproducible stable bad-input input-unchanged
+# diagnosis: top-p-strict-greater
 # mistake: the Hugging Face-style shifted mask with `>` where `>=` belongs: a token is dropped only when the total
 #          before it EXCEEDS top_p, so when a running total lands exactly on top_p the next token is kept too
 import numpy as np
