@@ -184,7 +184,10 @@ def _token(value, V, label, loose=False):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         kind = f"an array of shape {shape_of(value)}" if isinstance(value, np.ndarray) else \
             f"{type(value).__name__} {value!r}"
-        raise Fail(f"{label} returned {kind}, expected a single int token id (int(...) of the index drawn)")
+        how = "int(...) of the index drawn"
+        if isinstance(value, np.ndarray) and value.shape == (1,):  # torch.multinomial(probs, 1) is one of these
+            how += "; in PyTorch, `.item()` of torch.multinomial's result, which has shape (1,)"
+        raise Fail(f"{label} returned {kind}, expected a single int token id ({how})")
     if not 0 <= int(value) < V:
         raise Fail(f"{label} returned token {int(value)}, outside range({V})")
     return int(value)

@@ -23,11 +23,16 @@ def cases() -> list[Case]:
 
 
 def grade_case(case: Case, seed: int = 0, timeout: float = 30.0):
-    from attnprep import catalogue
+    """The case's report; a PyTorch file (torch_*.py) is skipped where torch is not installed."""
+    from attnprep import catalogue, frameworks
     from attnprep.engine import grade
 
-    return grade(catalogue.get(case.slug), case.path.read_text(encoding="utf-8"), str(case.path),
-                 seed=seed, timeout=timeout)
+    source = case.path.read_text(encoding="utf-8")
+    if frameworks.detect(source) == frameworks.TORCH and not frameworks.installed(frameworks.TORCH):
+        import pytest
+
+        pytest.skip(f"{case.id} is a PyTorch solution: needs torch (pip install 'attnprep[torch]')")
+    return grade(catalogue.get(case.slug), source, str(case.path), seed=seed, timeout=timeout)
 
 
 if __name__ == "__main__":  # python tests/corpus.py [SLUG|FILE ...]: a quick dev loop

@@ -103,15 +103,18 @@ def test_every_reference_passes_through_the_cli(tmp_path):
 
 
 def test_solutions_and_corpus_need_only_numpy_and_the_standard_library():
+    """PyTorch files (tests/corpus/SLUG/torch_*.py, solutions/torch/) may import torch as well."""
     import sys
     from pathlib import Path
 
     root = Path(__file__).parent
-    files = [*root.glob("corpus/*/*.py"), *[ex.solution_path for ex in EXERCISES]]
+    files = [*root.glob("corpus/*/*.py"), *[ex.solution_path for ex in EXERCISES],
+             *[ex.torch_solution_path for ex in EXERCISES if ex.torch_solution_path.is_file()]]
     for path in files:
+        allowed = {"numpy", "torch"} if path.name.startswith("torch_") or path.parent.name == "torch" else {"numpy"}
         for node in ast.walk(ast.parse(path.read_text())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
                 [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
             for name in names:
                 top = name.split(".")[0]
-                assert top == "numpy" or top in sys.stdlib_module_names, f"{path} imports {name}"
+                assert top in allowed or top in sys.stdlib_module_names, f"{path} imports {name}"

@@ -71,6 +71,11 @@ class Exercise(NamedTuple):
         return self.root / "solutions" / f"{self.slug}.py"
 
     @property
+    def torch_solution_path(self) -> Path:
+        """The PyTorch reference (graded by `dev check` like any correct solution; the judge uses NumPy's)."""
+        return self.root / "solutions" / "torch" / f"{self.slug}.py"
+
+    @property
     def grader_path(self) -> Path:
         return self.root / "grader" / f"{self.slug}.py"
 

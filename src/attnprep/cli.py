@@ -179,17 +179,26 @@ def list_(pack: PackOption = None) -> None:
 
 @app.command()
 @handled
-def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")], pack: PackOption = None) -> None:
+def show(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
+         torch: Annotated[bool, typer.Option("--torch", help="The PyTorch view: what the functions receive and "
+                                             "return as tensors.")] = False,
+         pack: PackOption = None) -> None:
     """The instructions of an exercise."""
-    from attnprep import catalogue, render
+    from attnprep import catalogue, render, workspace
 
     _use_packs(pack)
     ex = catalogue.get(slug)
+    framework = workspace.stub_framework(ex, torch)
     render.markdown(ex.instructions())
+    if framework == "torch":
+        from attnprep import torchview
+
+        render.markdown(torchview.notes(ex))
     from attnprep.engine import invariant_list  # the list comes from the checks themselves
 
     render.invariant_list(invariant_list(ex))
-    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}", soft_wrap=True)
+    flag = " --torch" if framework == "torch" else ""
+    render.out.print(f"\ntarget: {ex.minutes} minutes · start with: attnprep start {ex.slug}{flag}", soft_wrap=True)
 
 
 @app.command()
@@ -207,13 +216,16 @@ def explain(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")
 def start(slug: Annotated[str, typer.Argument(help="Exercise slug, e.g. mha.")],
           dir: Annotated[Path, typer.Option("--dir", help="Folder to write SLUG.py into.")] = Path("."),
           force: Annotated[bool, typer.Option("--force", help="Replace an existing file (keeps a backup).")] = False,
+          torch: Annotated[bool, typer.Option("--torch", help="Write a PyTorch stub (tensors in, tensors out).")]
+          = False,
           pack: PackOption = None) -> None:
     """Write the exercise's stub and start its interview clock."""
     from attnprep import catalogue, render, workspace
 
     _use_packs(pack)
     ex = catalogue.get(slug)
-    [(path, kept)] = workspace.start_exercises([ex], dir, force)  # all or nothing
+    framework = workspace.stub_framework(ex, torch)
+    [(path, kept)] = workspace.start_exercises([ex], dir, force, framework=framework)  # all or nothing
     if kept:
         render.err.print(f"kept your previous file as {kept}", soft_wrap=True)
     render.out.print(f"wrote {path}", soft_wrap=True)
@@ -239,7 +251,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     """Grade a solution file against the exercise's hidden invariants."""
     import time
 
-    from attnprep import workspace
+    from attnprep import frameworks, workspace
     from attnprep.runner import Worker, cpu_limit
 
     output = _check_format(format, as_json)
@@ -251,10 +263,13 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     except workspace.SourceDecodeError as exc:  # Python would refuse the file: a load error, graded as one
         source, undecodable = exc.text, exc
     ex = workspace.infer_exercise(path, source, exercise)
+    framework = frameworks.detect(source)
+    frameworks.require(framework, shown)  # a PyTorch file without torch installed: exit 1, with the command
     _use_sandbox(sandbox)
     started = time.monotonic()
-    # The worker boots Python and NumPy while this process imports the judge (NumPy) and rich: start it first.
-    worker = Worker(cpu_seconds=cpu_limit(timeout)) if undecodable is None else None
+    # The worker boots Python and NumPy (and torch, for a PyTorch file) while this process imports the judge
+    # (NumPy) and rich: start it first.
+    worker = Worker(cpu_seconds=cpu_limit(timeout), framework=framework) if undecodable is None else None
     try:
         # Imported before the file is loaded: without the sandbox the file could rewrite an installed module
         # that attnprep would import only after it ran.
@@ -363,19 +378,28 @@ def hint(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default
 @handled
 def solution(slug: Annotated[str | None, typer.Argument(help="Exercise slug (default: the last started).")] = None,
              yes: Annotated[bool, typer.Option("--yes", "-y", help="Show it without asking.")] = False,
+             torch: Annotated[bool, typer.Option("--torch", help="Show the PyTorch reference solution.")] = False,
              pack: PackOption = None) -> None:
     """Show the reference solution (asks first if you have not solved the exercise)."""
     from attnprep import render, schedule, state, workspace
 
     _use_packs(pack)
     ex = workspace.slug_or_last(slug)
+    framework = workspace.stub_framework(ex, torch)
+    shown_path = ex.torch_solution_path if framework == "torch" else ex.solution_path
+    if framework == "torch" and not shown_path.is_file():
+        from attnprep.errors import AttnprepError
+
+        raise AttnprepError(f"`{ex.slug}` has no PyTorch reference solution",
+                            f"`attnprep solution {ex.slug}` shows the NumPy one")
     solved = (state.load()["exercises"].get(ex.slug) or {}).get("solved", False)
     if not solved and not yes:
         if not sys.stdin.isatty():
             raise NeedsConfirmation(f"you have not solved `{ex.slug}` yet, and there is no terminal to ask")
         if not typer.confirm(f"You have not solved `{ex.slug}` yet. Show the solution anyway?"):
             raise typer.Exit(1)
-    render.code(ex.solution_path.read_text(encoding="utf-8"), f"reference solution: {ex.slug}")
+    title = f"reference solution: {ex.slug}" + (" (PyTorch)" if framework == "torch" else "")
+    render.code(shown_path.read_text(encoding="utf-8"), title)
     schedule.note_reveal(ex.slug)  # before a pass, seeing the answer rates the exercise "again"
 
 
@@ -407,7 +431,9 @@ def reset(slug: Annotated[str, typer.Argument(help="Exercise slug.")],
     if dir is None:
         recorded = (state.load()["exercises"].get(ex.slug) or {}).get("file")
         dir = Path(recorded).parent if recorded else Path(".")
-    [(path, kept)] = workspace.start_exercises([ex], dir, force=True)
+    # A PyTorch file gets a fresh PyTorch stub.
+    framework = workspace.framework_of_file(dir / f"{ex.slug}.py")
+    [(path, kept)] = workspace.start_exercises([ex], dir, force=True, framework=framework)
     if kept:
         render.out.print(f"kept your previous file as {kept}", soft_wrap=True)
     render.out.print(f"wrote a fresh {path}; clock restarted (target {ex.minutes} minutes)", soft_wrap=True)

@@ -163,8 +163,10 @@ def _stub(ex: Exercise, module) -> tuple[str | None, list[str]]:
 def check_exercise(ex: Exercise, *, seeds: tuple[int, ...] = SEEDS, corpus: bool = True, timeout: float = 30.0,
                    jobs: int = 1) -> tuple[list[str], dict[str, int]]:
     """The problems of one exercise, and what was graded (for the summary line)."""
+    from attnprep import frameworks
     from attnprep.corpus import BadHeader, parse, verdict
     from attnprep.engine import grade, grader_module, invariants_of
+    from attnprep.stubs import render_stub
 
     problems = _files(ex)
     if not ex.grader_path.is_file() or not ex.solution_path.is_file():
@@ -184,16 +186,28 @@ def check_exercise(ex: Exercise, *, seeds: tuple[int, ...] = SEEDS, corpus: bool
                                                       for s in seeds]
     if stub is not None:
         tasks.append(("stub", stub, f"{ex.slug}.py", 0, None))
+    # The PyTorch reference and stub, where torch is installed (without it, their tests cannot run here).
+    with_torch = frameworks.installed(frameworks.TORCH)
+    if with_torch and ex.torch_solution_path.is_file():
+        torch_ref = ex.torch_solution_path.read_text(encoding="utf-8")
+        tasks += [("torch-reference", torch_ref, str(ex.torch_solution_path), s, None) for s in seeds]
+        try:
+            tasks.append(("stub", render_stub(ex, framework=frameworks.TORCH), f"{ex.slug}.py", 0, None))
+        except Exception as exc:  # a jinja2 template of the author's
+            problems.append(f"the PyTorch stub does not render: {_first_line(exc)}")
     cases = []
     if corpus and ex.corpus_folder.is_dir():
         for path in sorted(ex.corpus_folder.glob("*.py")):
             try:
                 case = parse(path, ex.slug)
+                source = path.read_text(encoding="utf-8")
             except (BadHeader, OSError, UnicodeDecodeError) as exc:
                 problems.append(str(exc))
                 continue
+            if not with_torch and frameworks.detect(source) == frameworks.TORCH:
+                continue  # a PyTorch corpus file: judged where torch is installed
             cases.append(case)
-            tasks.append(("corpus", path.read_text(encoding="utf-8"), str(path), 0, case))
+            tasks.append(("corpus", source, str(path), 0, case))
 
     def run(task):
         kind, source, name, seed, case = task
@@ -210,12 +224,13 @@ def check_exercise(ex: Exercise, *, seeds: tuple[int, ...] = SEEDS, corpus: bool
             where = f"at seed {seed}" if kind == "reference" else f"on {Path(name).name}"
             problems.append(f"grading the {kind} {where} raised {_first_line(report)} in the grader or the "
                             "reference itself, not in the candidate")
-        elif kind == "reference" and report.status != "pass":
+        elif kind in ("reference", "torch-reference") and report.status != "pass":
+            label = "the PyTorch reference" if kind == "torch-reference" else "the reference"
             if not report.invariants:
-                problems.append(f"the reference does not load ({report.status}): {report.message}")
+                problems.append(f"{label} does not load ({report.status}): {report.message}")
             for inv in report.invariants:
                 if not inv.passed:
-                    failing.setdefault((inv.id, inv.status, inv.message), []).append(seed)
+                    failing.setdefault((label, inv.id, inv.status, inv.message), []).append(seed)
         elif kind == "stub":
             if not report.invariants:
                 problems.append(f"the untouched stub does not load ({report.status}): {report.message}")
@@ -229,13 +244,13 @@ def check_exercise(ex: Exercise, *, seeds: tuple[int, ...] = SEEDS, corpus: bool
             problem = verdict(case, report)
             if problem:
                 problems.append(f"{Path(name).name}: {problem}")
-    for (inv_id, status, message), at in failing.items():
+    for (label, inv_id, status, message), at in failing.items():
         seeds_text = f"seed{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}"
         if status == "not-judged":
-            problems.append(f"`{inv_id}` judges nothing of the reference at {seeds_text}: a check must call the "
+            problems.append(f"`{inv_id}` judges nothing of {label} at {seeds_text}: a check must call the "
                             f"candidate and compare what it returns ({message})")
         else:
-            problems.append(f"the reference fails `{inv_id}` at {seeds_text} ({status}): {message}")
+            problems.append(f"{label} fails `{inv_id}` at {seeds_text} ({status}): {message}")
     return list(dict.fromkeys(problems)), {"seeds": len(seeds), "corpus": len(cases)}
 
 

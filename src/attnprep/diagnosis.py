@@ -115,8 +115,14 @@ def _outcome(fn: Callable, args: tuple, kwargs: dict, first: Any = None) -> tupl
     return first, all(_same(first, _run_local(fn, args, kwargs)) for _ in range(RERUNS))
 
 
-def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.random.Generator) -> list[dict[str, str]]:
-    """The known mistakes the candidate's outputs match, in the grader's order."""
+def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.random.Generator,
+             other_framework: bool = False) -> list[dict[str, str]]:
+    """The known mistakes the candidate's outputs match, in the grader's order.
+
+    other_framework: the candidate is not NumPy code (PyTorch), so a probe it raised on where the variant (NumPy)
+    returned says nothing of the mistake (integer weights, say: NumPy promotes int @ float, torch refuses it)
+    and is passed over; where the variant raised too, they agree, whatever the exception's name.
+    """
     variants = mistakes_of(module)
     if not variants or not hasattr(module, "probes"):
         return []
@@ -155,6 +161,11 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
                 continue  # both draw from fresh randomness (no rng passed, say): no telling them apart
             if _same(wrong, right):
                 continue  # this probe cannot tell the mistake from the reference
+            if other_framework and isinstance(got, CandidateError):
+                if not isinstance(wrong, BaseException):
+                    continue  # a framework's own refusal, not the mistake's behaviour
+                telling += 1  # both refused; the framework names its exception its own way (RuntimeError)
+                continue
             if not _same(got, wrong):
                 if steady and not _outcome(variant, args, kwargs, first=wrong)[1] and not candidate_repeats(i):
                     # the variant draws fresh randomness where the reference is reproducible (it ignores the rng

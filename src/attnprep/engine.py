@@ -23,6 +23,8 @@ from attnprep.runner import Worker, WorkerDied, WorkerTimeout, cpu_limit
 # so one slow check cannot starve the ones after it.
 FAIR_SHARE = 3.0
 MIN_SLICE_S = 1.0
+# The most a grading's deadlines move out for the framework's imports in its workers (frameworks.LIMITS).
+IMPORT_CREDIT_S = 60.0
 
 
 def _load_module(path: Path, name: str) -> ModuleType:
@@ -109,22 +111,39 @@ class LoadFailed(Exception):
 class Session:
     """The candidate's file loaded in a worker, restarted after a crash or timeout."""
 
-    def __init__(self, source: str, filename: str, functions: list[str], worker: Worker | None = None) -> None:
+    def __init__(self, source: str, filename: str, functions: list[str], worker: Worker | None = None,
+                 framework: str = "numpy") -> None:
         self.source, self.filename, self.functions = source, filename, functions
         self.worker = worker  # may be started early, before the judge's imports
+        self.framework = framework
         self.loaded = False
         self.deadline = 0.0
         self.cpu_seconds = 60
         self.output: list[str] = []
+        # Seconds the framework's imports took in this session's workers (torch: 2-4 s each), which the
+        # candidate's time does not pay for, up to IMPORT_CREDIT_S in all (a file that crashes every call
+        # restarts the worker every call).
+        self.credit = 0.0
+
+    def _new_worker(self, **options) -> Worker:
+        return Worker(cpu_seconds=self.cpu_seconds, framework=self.framework, **options)
+
+    def _wait_ready(self) -> None:
+        """The worker's `ready`; the time its framework's import took moves this call's deadline out."""
+        self.worker.wait_ready(self.deadline)
+        boot = min(self.worker.boot_s, max(0.0, IMPORT_CREDIT_S - self.credit))
+        self.worker.boot_s = 0.0
+        self.credit += boot
+        self.deadline += boot
 
     def ensure_loaded(self) -> None:
         if self.worker is not None and self.worker.alive and self.loaded:
             return
         if self.worker is None or not self.worker.alive:
-            self.worker = Worker(cpu_seconds=self.cpu_seconds)
+            self.worker = self._new_worker()
         self.loaded = False
         try:
-            self.worker.wait_ready(self.deadline)
+            self._wait_ready()
             reply = self.worker.request({"op": "load", "source": self.source,
                                          "filename": self.filename,
                                          "functions": self.functions}, [], self.deadline)
@@ -157,7 +176,7 @@ class Session:
         if self.worker is not None:
             self.collect_output()
             self.worker.kill()
-        self.worker, self.loaded = Worker(cpu_seconds=self.cpu_seconds, measure_memory=True), False
+        self.worker, self.loaded = self._new_worker(measure_memory=True), False
         try:
             self.ensure_loaded()
             reply = self._request(header, blobs)
@@ -263,7 +282,8 @@ def _diagnose(module: ModuleType, ref: ModuleType, session: Session, seed: int, 
     session.deadline = end
     token = CURRENT_TALLY.set(Tally())  # diagnosis judges nothing: its calls are not counted
     try:
-        return diagnose(module, ref, Candidate(session.send), np.random.default_rng([seed, 7]))
+        return diagnose(module, ref, Candidate(session.send), np.random.default_rng([seed, 7]),
+                        other_framework=session.framework != "numpy")
     except (Fail, CallTimeout, CandidateCrash, LoadFailed, ValueError, TypeError):
         return []
     finally:
@@ -307,15 +327,31 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
     `worker` may be a Worker started before this module was imported, and
     `started` the monotonic time the grading began (the timeout counts from it).
     """
+    from attnprep import frameworks
+
     started = time.monotonic() if started is None else started
-    end = started + timeout
+    framework = frameworks.detect(source)
     module, ref = prepare_judge(exercise)
     checks = invariants_of(module)
     signatures = signatures_of(ref, list(module.FUNCTIONS))
     changes: list[tuple[str, str]] = []
-    session = Session(source, filename, list(module.FUNCTIONS), worker)
-    session.deadline = end
+    if worker is not None and getattr(worker, "framework", "numpy") != framework:
+        worker.kill()  # a worker booted ahead for NumPy files (grade's pool): this file needs the other kind
+        worker = None
+    if not frameworks.installed(framework):
+        report = Report(exercise=exercise.slug, file=filename, status="error", seed=seed,
+                        message=f"this is a PyTorch solution, and PyTorch is not installed: run "
+                                f"{frameworks.TORCH_INSTALL}")
+        report.elapsed_s = time.monotonic() - started
+        return report
+    session = Session(source, filename, list(module.FUNCTIONS), worker, framework)
+    session.deadline = started + timeout
     session.cpu_seconds = cpu_limit(timeout)
+    # Moves out by the time the framework's imports take (torch), which is not the candidate's.
+
+    def end_of() -> float:
+        return started + timeout + session.credit
+
     report = Report(exercise=exercise.slug, file=filename, status="pass", seed=seed)
     judged_at = None
     try:
@@ -324,7 +360,7 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
         except LoadFailed as exc:
             report.status, report.message = exc.status, str(exc)
             return report
-        report.precision = _precision_of(module, session, seed, end)
+        report.precision = _precision_of(module, session, seed, end_of())
         judged_at = precision.CURRENT.set(report.precision)
         measured = None
         if report.precision != precision.FLOAT64:
@@ -332,7 +368,7 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
             ref, measured = precision.RoundedReference(ref), ref
         for i, check in enumerate(checks):
             now = time.monotonic()
-            left = end - now
+            left = end_of() - now
             if left <= 0.05:
                 report.invariants.append(InvariantResult(
                     check.invariant_id, check.description, "skipped",
@@ -340,13 +376,15 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
                 continue
             share = left / (len(checks) - i) * FAIR_SHARE
             session.deadline = now + min(left, max(share, MIN_SLICE_S))
+            credit_before = session.credit
             rng = np.random.default_rng([seed, zlib.crc32(check.invariant_id.encode())])
             cand = Candidate(session.send, signatures, reference=measured,
                              rounding=getattr(module, "FLOAT32_ROUNDING", None))
             status, message = _judge(check, cand, ref, rng)
             changes += [(check.invariant_id, text) for text in cand.tally.changed]
             if status == "timeout":
-                message = f"{message} (this check was given {session.deadline - now:.1f}s)"
+                given = session.deadline - now - (session.credit - credit_before)
+                message = f"{message} (this check was given {given:.1f}s)"
             report.invariants.append(InvariantResult(check.invariant_id, check.description,
                                                      status, message, time.monotonic() - now))
             if status in ("timeout", "error"):
@@ -354,8 +392,8 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
         _changes_fail_unchanged(report.invariants, changes)
         _judge_from_scratch(exercise.slug, source, report)
         report.status = Report.status_of(report.invariants)
-        if report.status == "fail" and end - time.monotonic() > 0.2:
-            report.mistakes = _diagnose(module, ref, session, seed, end)
+        if report.status == "fail" and end_of() - time.monotonic() > 0.2:
+            report.mistakes = _diagnose(module, ref, session, seed, end_of())
         return report
     finally:
         if judged_at is not None:

@@ -184,9 +184,13 @@ class Worker:
     it used beyond that, from the kernel's own account (see there).
     """
 
-    def __init__(self, cpu_seconds: int = 60, *, measure_memory: bool = False) -> None:
-        self._cpu_seconds, self._measure = cpu_seconds, measure_memory
-        self.alive = False
+    def __init__(self, cpu_seconds: int = 60, *, measure_memory: bool = False, framework: str = "numpy") -> None:
+        from attnprep import frameworks
+
+        self.framework, self.limits = framework, frameworks.limits(framework)
+        self._cpu_seconds, self._measure = cpu_seconds + self.limits.import_cpu_s, measure_memory
+        self.alive = self.ready = False
+        self.boot_s = 0.0  # how long the framework's import took (the wait for `ready`, when it had its own budget)
         self._deadline = 0.0
         self.cgroup = sandbox.Cgroup.create() if _LINUX else None
         self._ready_hwm_kb: int | None = None
@@ -199,7 +203,9 @@ class Worker:
     def _spawn(self) -> None:
         to_worker_r, self._to_worker = os.pipe()
         self._from_worker, from_worker_w = os.pipe()
-        self.launch = sandbox.launch(to_worker_r, from_worker_w, self._cpu_seconds, warm=self._measure)
+        self._spawned_at = time.monotonic()
+        self.launch = sandbox.launch(to_worker_r, from_worker_w, self._cpu_seconds, warm=self._measure,
+                                     framework=self.framework, memory_bytes=self.limits.memory_bytes)
         self.sandboxed = self.launch.sandboxed
         with reaper.spawn_lock:
             try:
@@ -231,9 +237,19 @@ class Worker:
             pass  # the worker is already gone: wait_ready says why
 
     def wait_ready(self, deadline: float) -> None:
-        """Wait for the worker's `ready`; a sandbox that cannot start falls back (auto) or raises (required)."""
+        """Wait for the worker's `ready`; a sandbox that cannot start falls back (auto) or raises (required).
+
+        A framework with an import budget (torch) imports before it is ready: that wait may run to the
+        budget counted from the spawn, past `deadline`, and `boot_s` says how long it took. Once ready,
+        a second call returns at once.
+        """
         from attnprep import wire
 
+        if self.ready:
+            return
+        if self.limits.import_budget_s:
+            deadline = max(deadline, self._spawned_at + self.limits.import_budget_s)
+        waited_from = time.monotonic()
         self._deadline = deadline
         try:
             head, _ = wire.read_frame(self._read_exact)
@@ -248,6 +264,9 @@ class Worker:
         except Exception as exc:  # noqa: BLE001 - anything else is a worker that did not start
             self.kill()
             raise WorkerDied(f"the worker did not start ({exc})") from None
+        self.ready = True
+        if self.limits.import_budget_s:
+            self.boot_s = time.monotonic() - waited_from
         self._on_ready()
 
     def _sandbox_failed(self) -> bool:

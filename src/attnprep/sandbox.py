@@ -36,6 +36,11 @@ TMPFS_BYTES = 64 * 1024 * 1024
 SHM_BYTES = 16 * 1024 * 1024
 # Top-level packages a candidate may import besides the standard library.
 EXPOSED = ("numpy",)
+# And for a PyTorch file (frameworks.detect), what `import torch` itself imports besides NumPy: the package with
+# its vendored shared libraries, functorch and torchgen (imported by torch's own __init__) and typing_extensions
+# (one file). sympy, networkx, jinja2, filelock and fsspec are imported only by torch.compile, export and the
+# hub, which no exercise needs: left out, they stay out of the candidate's reach.
+EXPOSED_FOR = {"numpy": EXPOSED, "torch": (*EXPOSED, "torch", "functorch", "torchgen", "typing_extensions")}
 # Inside the sandbox: where the exposed packages, HOME and the working directory are.
 SITE, HOME = "/site-packages", "/home/user"
 # Variables the worker may inherit: enough to run NumPy the way the parent does, nothing about the user.
@@ -170,7 +175,7 @@ class _Layout:
     hidden: tuple[str, ...]  # directories covered by an empty tmpfs inside what is bound
 
 
-_layout_cache: list[_Layout] = []
+_layout_cache: dict[str, _Layout] = {}
 
 
 def _real(path: str) -> str:
@@ -182,32 +187,37 @@ def _under(path: str, roots: tuple[str, ...] | list[str]) -> bool:
 
 
 def _find_package(name: str) -> str | None:
-    """Where a top-level package is, from sys.path (cheaper than the import machinery, and the same answer
-    for a package installed as files)."""
+    """Where a top-level package (a folder) or module (one file, `name.py`) is, from sys.path (cheaper than the
+    import machinery, and the same answer for a package installed as files)."""
     for entry in sys.path:
         where = os.path.join(entry or ".", name)
-        if os.path.isfile(os.path.join(where, "__init__.py")):
-            return _real(where)
+        if os.path.isfile(os.path.join(where, "__init__.py")) or os.path.isfile(where + ".py"):
+            return _real(where if os.path.isdir(where) else where + ".py")
     import importlib.util  # an unusual installation: ask the import system
 
-    spec = importlib.util.find_spec(name)
-    return _real(list(spec.submodule_search_locations)[0]) if spec and spec.submodule_search_locations else None
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec and spec.submodule_search_locations:
+        return _real(list(spec.submodule_search_locations)[0])
+    return _real(spec.origin) if spec and spec.origin and spec.origin.endswith(".py") else None
 
 
-def _layout() -> _Layout:
-    """What the sandbox binds and hides, worked out once per process (before the first worker starts)."""
-    if _layout_cache:
-        return _layout_cache[0]
+def _layout(framework: str = "numpy") -> _Layout:
+    """What the sandbox binds and hides for a file of this framework, worked out once per process."""
+    if framework in _layout_cache:
+        return _layout_cache[framework]
     import site
 
     python = _real(getattr(sys, "_base_executable", None) or sys.executable)
     prefixes = sorted({_real(sys.base_prefix), _real(sys.base_exec_prefix)})
     packages = []
-    for name in EXPOSED:
+    for name in EXPOSED_FOR.get(framework, EXPOSED):
         where = _find_package(name)
         if where is None:
             continue
-        packages.append((where, name))
+        packages.append((where, os.path.basename(where)))
         libs = os.path.join(os.path.dirname(where), f"{name}.libs")  # vendored shared libraries of the wheel
         if os.path.isdir(libs):
             packages.append((_real(libs), f"{name}.libs"))
@@ -222,8 +232,8 @@ def _layout() -> _Layout:
             hidden.add(_real(os.path.join(root, sub)))
     hidden.update(_real(p) for p in _private_dirs())
     hidden_dirs = tuple(sorted(h for h in hidden if _under(h, bound) and os.path.isdir(h)))
-    _layout_cache.append(_Layout(python, tuple(prefixes), tuple(packages), hidden_dirs))
-    return _layout_cache[0]
+    _layout_cache[framework] = _Layout(python, tuple(prefixes), tuple(packages), hidden_dirs)
+    return _layout_cache[framework]
 
 
 def _private_dirs() -> list[str]:
@@ -315,15 +325,18 @@ class Launch:
             self.scratch = None
 
 
-def launch(fd_in: int, fd_out: int, cpu_seconds: int, warm: bool = False) -> Launch:
-    """The command that starts a worker reading fd_in and writing fd_out, sandboxed where possible."""
-    layout = _layout()
+def launch(fd_in: int, fd_out: int, cpu_seconds: int, warm: bool = False, framework: str = "numpy",
+           memory_bytes: int = MEMORY_LIMIT) -> Launch:
+    """The command that starts a worker reading fd_in and writing fd_out, sandboxed where possible.
+
+    `framework` (frameworks.py): what the worker imports before it is ready, and what the sandbox exposes."""
+    layout = _layout(framework)
     sandboxed = unavailable_reason() is None
-    tail = [str(fd_in), str(fd_out), str(MEMORY_LIMIT), str(cpu_seconds),
+    tail = [str(fd_in), str(fd_out), str(memory_bytes), str(cpu_seconds),
             str(PROCESS_LIMIT if sandboxed else 0), "1" if warm else "0"]
     if sandboxed:
-        return Launch(_bwrap_argv(layout) + [layout.python, "-I", "-S", "-c", BOOT, *tail, SITE], _env(True),
-                      "/", True)
+        return Launch(_bwrap_argv(layout) + [layout.python, "-I", "-S", "-c", BOOT, *tail, SITE, framework],
+                      _env(True), "/", True)
     import tempfile
 
     _guard_parent()
@@ -337,7 +350,8 @@ def launch(fd_in: int, fd_out: int, cpu_seconds: int, warm: bool = False) -> Lau
             site = os.path.dirname(host)
             break
     python = layout.python if os.name == "posix" else sys.executable
-    return Launch([python, "-I", "-S", "-c", BOOT, *tail, site], _env(False, scratch), scratch, False, scratch)
+    return Launch([python, "-I", "-S", "-c", BOOT, *tail, site, framework], _env(False, scratch), scratch, False,
+                  scratch)
 
 
 # -- cgroup v2: caps on the whole worker tree where a cgroup can be had -----------------

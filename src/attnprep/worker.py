@@ -67,6 +67,109 @@ def warm_up(np) -> None:
     np.random.default_rng(0).normal(size=(64, 64))
 
 
+class TorchAdapter:
+    """The PyTorch view of a call: NumPy arguments in as CPU tensors, tensors in the results out as NumPy.
+
+    Float arrays keep their dtype (the judge sends float64, so tensors are float64, the reference's precision),
+    integer arrays become int64 (what gather, one_hot and bincount want), bool arrays bool. An array that is not
+    C-contiguous is copied first (negative strides, which torch.from_numpy refuses). Dicts,
+    lists and tuples are converted item by item. An rng (an RngSpec) becomes a fresh `torch.Generator` seeded
+    with its seed, one per argument, the same object for every call of a repeated call.
+    """
+
+    def __init__(self, torch, np, spec_type) -> None:
+        self.torch, self.np, self.spec_type = torch, np, spec_type
+        # Bound now: the candidate may patch torch after it loads.
+        self.tensor_type, self.generator_type = torch.Tensor, torch.Generator
+        self.from_numpy, self.make_generator = torch.from_numpy, torch.Generator
+        self.bfloat16, self.float32 = torch.bfloat16, torch.float32
+        self.seeds: dict[int, object] = {}  # id(generator) -> the RngSpec it stands for
+
+    def to_torch(self, value, depth: int = 0):
+        np = self.np
+        if depth > 64:
+            return value
+        if isinstance(value, np.ndarray):
+            # The decoded arguments are this worker's own arrays, used for nothing else: a C-contiguous one is
+            # shared with its tensor, not copied (a flash `memory` measurement counts every copy).
+            kind = value.dtype.kind
+            if kind in "iu" and value.dtype != np.int64:
+                arr = value.astype(np.int64, order="C")
+            elif kind in "biufc":
+                arr = value
+            else:
+                return value
+            if not (arr.flags.c_contiguous and arr.flags.writeable):
+                arr = np.array(arr, order="C")  # negative strides, a read-only buffer: a copy of its own
+            return self.from_numpy(arr)
+        if isinstance(value, np.generic):  # numbers stay numbers, as Python's own
+            return value.item()
+        if isinstance(value, self.spec_type):
+            gen = self.make_generator()
+            gen.manual_seed(value.seed)
+            self.seeds[id(gen)] = value
+            return gen
+        if type(value) is list:
+            return [self.to_torch(v, depth + 1) for v in value]
+        if type(value) is tuple:
+            return tuple(self.to_torch(v, depth + 1) for v in value)
+        if type(value) is dict:
+            return {k: self.to_torch(v, depth + 1) for k, v in value.items()}
+        return value
+
+    def to_numpy(self, value, depth: int = 0):
+        """Tensors as contiguous NumPy arrays (0-d ones as NumPy numbers), recursively; the rest as it is."""
+        np = self.np
+        if depth > 64:
+            return value
+        if isinstance(value, self.tensor_type):
+            t = self.tensor_type.detach(value).cpu()
+            if t.dtype == self.bfloat16:  # NumPy has no bfloat16: float32 holds every bfloat16 exactly
+                t = t.to(self.float32)
+            if t.is_conj():
+                t = t.resolve_conj()
+            if t.is_neg():
+                t = t.resolve_neg()
+            arr = t.numpy()
+            if not arr.flags.c_contiguous:
+                arr = np.array(arr, order="C")  # a copy only where the tensor is not contiguous
+            return arr[()] if arr.ndim == 0 else arr
+        if isinstance(value, self.generator_type):
+            return self.seeds.get(id(value), value)
+        # Subclasses too: torch.Size, the (values, indices) of torch.topk and torch.sort, an OrderedDict.
+        if isinstance(value, list):
+            return [self.to_numpy(v, depth + 1) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.to_numpy(v, depth + 1) for v in tuple.__iter__(value))
+        if isinstance(value, dict):
+            return {k: self.to_numpy(v, depth + 1) for k, v in dict.items(value)}
+        return value
+
+
+def load_torch(np, spec_type):
+    """Import torch (before the candidate exists and before the worker is ready) and warm it up."""
+    import torch
+
+    torch.set_num_threads(1)  # the judge runs several workers on a few cores; one thread each is fair and steady
+    # What a first call of the usual operations costs (kernels set up, buffers, the allocator's own state) is
+    # paid here, before the worker is ready, so a memory measurement sees only the candidate's share.
+    for dtype in (torch.float64, torch.float32):
+        a = torch.ones((64, 64), dtype=dtype)
+        s = (a @ a.transpose(-2, -1)) / 8.0
+        s = s.masked_fill(torch.triu(torch.ones(64, 64, dtype=torch.bool), diagonal=1), float("-inf"))
+        m = torch.maximum(torch.full((64,), float("-inf"), dtype=dtype), s.amax(dim=1))
+        p = torch.exp(s - m[:, None])
+        out = torch.zeros(64, 64, dtype=dtype)
+        out[:32] = (p @ a)[:32] / p.sum(dim=1, keepdim=True)[:32]
+        torch.cat([out, torch.softmax(s, dim=-1)], dim=0).max(dim=-1)
+        torch.where(s > 0, s, torch.zeros_like(s)).sqrt().log1p().sort(dim=-1)
+        torch.topk(s, 4, dim=-1)
+        torch.arange(64).reshape(8, 8).to(dtype).cumsum(0)
+    torch.multinomial(torch.ones(8), 1, generator=torch.Generator().manual_seed(0))
+    np.asarray(torch.ones(3).numpy())
+    return TorchAdapter(torch, np, spec_type)
+
+
 def _candidate_line(tb, filename: str) -> int | None:
     line = None
     for frame in traceback.extract_tb(tb):
@@ -85,10 +188,17 @@ def _exception_reply(exc: BaseException, filename: str) -> dict:
             "message": text[:500], "line": _candidate_line(exc.__traceback__, filename)}
 
 
-def main(fd_in: int, fd_out: int, wire) -> None:
+def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
     import types
 
     import numpy as np
+
+    adapter, ready = None, {"ok": True, "kind": "ready"}
+    if framework == "torch":
+        try:
+            adapter = load_torch(np, wire.RngSpec)
+        except BaseException as exc:  # noqa: BLE001 - torch missing or broken here: said once, to every load
+            ready["framework_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
 
     # Keep our own references: the candidate may patch modules after it loads.
     write_frame, pack, encode = wire.write_frame, wire.pack, wire.encode
@@ -107,12 +217,16 @@ def main(fd_in: int, fd_out: int, wire) -> None:
     namespace: dict = {}
     filename = "<candidate>"
     np.seterr(all="ignore")  # the judge reads inf/nan from the results, not warnings
-    reply({"ok": True, "kind": "ready"})
+    reply(ready)
     while True:
         header, blobs = read_frame(read)
         op = header.get("op")
         if op == "load":
             filename = header["filename"]
+            if "framework_error" in ready:
+                reply({"ok": False, "kind": "import", "type": "ImportError", "mro": ["ImportError", "Exception"],
+                       "message": f"PyTorch could not be imported: {ready['framework_error']}", "line": None})
+                continue
             module = types.ModuleType(CANDIDATE_MODULE)
             module.__file__ = filename
             sys.modules[CANDIDATE_MODULE] = module
@@ -137,8 +251,11 @@ def main(fd_in: int, fd_out: int, wire) -> None:
             reply({"ok": True, "kind": "loaded", "missing": missing})
         elif op == "call":
             fn = namespace.get(header["fn"])
-            args = decode(header.get("args", []), blobs, build_rng=True)
-            kwargs = decode(header.get("kwargs", {}), blobs, build_rng=True)
+            args = decode(header.get("args", []), blobs, build_rng=adapter is None)
+            kwargs = decode(header.get("kwargs", {}), blobs, build_rng=adapter is None)
+            if adapter is not None:
+                adapter.seeds.clear()  # the generators of this call only
+                args, kwargs = adapter.to_torch(args), adapter.to_torch(kwargs)
             repeat, traced = header.get("repeat"), header.get("trace_memory")
             peak = None
             if traced:
@@ -162,6 +279,8 @@ def main(fd_in: int, fd_out: int, wire) -> None:
                     trace_stop()
             out_blobs: list[bytes] = []
             try:
+                if adapter is not None:  # the judge compares arrays, and the arguments as the call left them
+                    result, args, kwargs = adapter.to_numpy(result), adapter.to_numpy(args), adapter.to_numpy(kwargs)
                 payload = {"ok": True, "kind": "result", "elapsed": elapsed, "peak_bytes": peak,
                            "result": encode(result, out_blobs)}
                 if header.get("return_args"):
@@ -180,11 +299,13 @@ def main(fd_in: int, fd_out: int, wire) -> None:
 
 
 def start(argv: list[str]) -> None:
-    """argv: fd_in fd_out memory_bytes cpu_seconds processes warm site. The codec's source comes next on fd_in."""
+    """argv: fd_in fd_out memory_bytes cpu_seconds processes warm site [framework]. The codec's source comes
+    next on fd_in."""
     import types
 
     fd_in, fd_out, memory, cpu, processes, warm = (int(a) for a in argv[:6])
-    sys.path.insert(0, argv[6])  # where NumPy is, under a neutral name
+    sys.path.insert(0, argv[6])  # where NumPy (and torch, for a PyTorch file) is, under a neutral name
+    framework = argv[7] if len(argv) > 7 else "numpy"
     wire = types.ModuleType("wire")
     exec(compile(read_chunk(fd_in), "<string>", "exec", dont_inherit=True, optimize=2), wire.__dict__)
     limit_resources(memory, cpu, processes)
@@ -192,7 +313,7 @@ def start(argv: list[str]) -> None:
         import numpy
 
         warm_up(numpy)
-    main(fd_in, fd_out, wire)
+    main(fd_in, fd_out, wire, framework)
 
 
 if __name__ == "__main__":

@@ -19,8 +19,10 @@ from attnprep.errors import (
     RefusedOverwrite,
     UnknownExercise,
 )
+from attnprep.frameworks import FIRST_LINE
 
-_FIRST_LINE = re.compile(r"^#\s*attnprep:\s*([A-Za-z0-9_-]+)\s*$")
+# `# attnprep: SLUG`, or `# attnprep: SLUG torch` for a PyTorch stub.
+_FIRST_LINE = FIRST_LINE
 
 
 def backup(path: Path) -> Path:
@@ -35,8 +37,8 @@ def backup(path: Path) -> Path:
     return target
 
 
-def write_stub(exercise: Exercise, folder: Path, force: bool) -> tuple[Path, Path | None]:
-    """Write the exercise's stub into `folder`; keep any existing file as a backup."""
+def write_stub(exercise: Exercise, folder: Path, force: bool, framework: str = "numpy") -> tuple[Path, Path | None]:
+    """Write the exercise's stub (NumPy or PyTorch) into `folder`; keep any existing file as a backup."""
     from attnprep.stubs import render_stub
 
     path = (folder / f"{exercise.slug}.py").resolve()
@@ -47,7 +49,7 @@ def write_stub(exercise: Exercise, folder: Path, force: bool) -> tuple[Path, Pat
         if path.exists():
             kept = backup(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_stub(exercise, path.name), encoding="utf-8")
+        path.write_text(render_stub(exercise, path.name, framework), encoding="utf-8")
     except OSError as exc:
         raise AttnprepError(f"cannot write {path}: {exc.strerror or exc}",
                             "choose a folder you can write to with --dir") from None
@@ -76,7 +78,7 @@ Record = Callable[[dict, list[tuple[Exercise, Path]]], None]
 
 
 def start_exercises(exercises: Sequence[Exercise], folder: Path, force: bool,
-                    record: Record | None = None) -> list[tuple[Path, Path | None]]:
+                    record: Record | None = None, framework: str = "numpy") -> list[tuple[Path, Path | None]]:
     """Write each stub and start its clock, all or nothing.
 
     The stubs are written while the progress lock is held, and `record`
@@ -90,7 +92,7 @@ def start_exercises(exercises: Sequence[Exercise], folder: Path, force: bool,
     try:
         with state.updating() as data:
             for ex in exercises:
-                written.append(write_stub(ex, folder, force))
+                written.append(write_stub(ex, folder, force, framework))
             pairs = [(ex, path) for ex, (path, _) in zip(exercises, written, strict=True)]
             if record is None:
                 for ex, path in pairs:
@@ -105,6 +107,29 @@ def start_exercises(exercises: Sequence[Exercise], folder: Path, force: bool,
                 created.rmdir()
         raise
     return written
+
+
+def stub_framework(exercise: Exercise, torch: bool) -> str:
+    """The framework of the stub `--torch` asks for; NoTorchStub (exit 2) for an exercise without tensors."""
+    from attnprep import frameworks
+
+    if not torch:
+        return frameworks.NUMPY
+    if not frameworks.has_tensors(exercise.slug):
+        raise frameworks.NoTorchStub(
+            f"`{exercise.slug}` has no PyTorch version: it is arithmetic on whole numbers, with no tensors in it",
+            f"run `attnprep start {exercise.slug}` without --torch; the NumPy stub is plain Python")
+    return frameworks.TORCH
+
+
+def framework_of_file(path: Path) -> str:
+    """The framework of an existing solution file (NumPy if it cannot be read)."""
+    from attnprep import frameworks
+
+    try:
+        return frameworks.detect(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return frameworks.NUMPY
 
 
 def slug_or_last(slug: str | None) -> Exercise:

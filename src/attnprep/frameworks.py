@@ -1,0 +1,79 @@
+"""Which framework a solution is written in (NumPy or PyTorch), and what the worker needs for each."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from attnprep.errors import AttnprepError
+from attnprep.exitcodes import ExitCode
+
+NUMPY, TORCH = "numpy", "torch"
+TORCH_INSTALL = "pip install 'attnprep[torch]'"
+# The stub's first line may name the framework after the slug: `# attnprep: softmax torch`.
+FIRST_LINE = re.compile(r"^#\s*attnprep:\s*([A-Za-z0-9_-]+)(?:\s+(torch|numpy))?\s*$")
+# `import torch`, `import torch.nn.functional as F`, `from torch import nn`, `from torch.nn import functional`,
+# at the start of a line (indented too: an import inside a function counts).
+_TORCH_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+torch\b|from[ \t]+torch(?:\.[\w.]+)?[ \t]+import\b)", re.M)
+# Exercises with no tensors in them: pure arithmetic on Python integers, the same in either framework.
+NO_TENSORS = ("kvcache", "params")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a worker for one framework may use, and how long its framework's import may take."""
+
+    memory_bytes: int  # RLIMIT_AS
+    import_budget_s: float  # the framework's import, before the candidate's clock starts (0: none needed)
+    import_cpu_s: int  # CPU seconds added to the worker's limit for that import
+
+
+# torch maps far more address space than it uses (2 GiB is not enough for `import torch`; 4 GiB is), and its
+# import takes 2-4 s on a quiet machine: done in the worker before it says it is ready, outside --timeout.
+LIMITS = {NUMPY: Limits(2 * 1024**3, 0.0, 0), TORCH: Limits(4 * 1024**3, 30.0, 30)}
+
+
+class FrameworkMissing(AttnprepError):
+    """A PyTorch solution, and no torch installed where attnprep runs."""
+
+    exit_code = ExitCode.NOT_PASSED
+    hint = "or rewrite the file with NumPy only (`attnprep start SLUG` writes a NumPy stub)"
+
+
+class NoTorchStub(AttnprepError):
+    """`--torch` for an exercise without tensors."""
+
+
+def detect(source: str) -> str:
+    """TORCH if the first line says so (`# attnprep: SLUG torch`) or the file imports torch, else NUMPY."""
+    first = source.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    match = FIRST_LINE.match(first)
+    if match and match.group(2):
+        return match.group(2)
+    return TORCH if _TORCH_IMPORT.search(source) else NUMPY
+
+
+def installed(framework: str) -> bool:
+    """Is the framework importable here? Asked of the import system without importing it."""
+    if framework == NUMPY:
+        return True
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(framework) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require(framework: str, shown: str) -> None:
+    """Raise FrameworkMissing (exit 1) for a PyTorch file where torch is not installed."""
+    if not installed(framework):
+        raise FrameworkMissing(f"{shown} is a PyTorch solution, and PyTorch is not installed: run {TORCH_INSTALL}")
+
+
+def limits(framework: str) -> Limits:
+    return LIMITS.get(framework, LIMITS[NUMPY])
+
+
+def has_tensors(slug: str) -> bool:
+    return slug not in NO_TENSORS
