@@ -49,6 +49,11 @@ def needs_torch():
     ("import torchvision_like_name_is_not_torch\n", "numpy"),
     ("x = 'import torch'\n", "numpy"),
     ("# attnprep: softmax numpy\nimport torch\n", "numpy"),
+    # torch kept optional in a NumPy file: only an unguarded import makes a PyTorch file
+    ("import numpy as np\ntry:\n    import torch  # my own tests\nexcept ImportError:\n    torch = None\n", "numpy"),
+    ("try:\n    from torch import nn\nexcept Exception:\n    nn = None\n", "numpy"),
+    ("try:\n    import torch\nexcept ImportError:\n    pass\nimport torch.nn.functional as F\n", "torch"),
+    ("def f(:\nimport torch\n", "torch"),
 ])
 def test_detect(source, expected):
     assert frameworks.detect(source) == expected

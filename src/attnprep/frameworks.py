@@ -50,7 +50,36 @@ def detect(source: str) -> str:
     match = FIRST_LINE.match(first)
     if match and match.group(2):
         return match.group(2)
-    return TORCH if _TORCH_IMPORT.search(source) else NUMPY
+    if not _TORCH_IMPORT.search(source):
+        return NUMPY
+    return TORCH if _imports_torch_for_real(source) else NUMPY
+
+
+_OPTIONAL = ("ImportError", "ModuleNotFoundError", "Exception", "BaseException")
+
+
+def _imports_torch_for_real(source: str) -> bool:
+    """An import of torch outside a `try` that catches its ImportError: `try: import torch / except ImportError:
+    torch = None` is a NumPy file keeping torch optional. A file that does not parse counts its imports as written
+    (its syntax error is reported either way)."""
+    import ast
+
+    try:
+        tree = ast.parse(source.lstrip("\ufeff"))
+    except (SyntaxError, ValueError):
+        return True
+    guarded: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+                h.type is None or any(isinstance(n, ast.Name) and n.id in _OPTIONAL for n in ast.walk(h.type))
+                for h in node.handlers):
+            guarded.update(id(inner) for stmt in node.body for inner in ast.walk(stmt))
+    for node in ast.walk(tree):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        if any(n == "torch" or n.startswith("torch.") for n in names) and id(node) not in guarded:
+            return True
+    return False
 
 
 def installed(framework: str) -> bool:
