@@ -50,8 +50,17 @@ def _float32_is_the_mistake(case) -> bool:
         "float32" in header.split("# mistake:", 1)[-1] if "# mistake:" in header else False)
 
 
+# Correct files whose twin is no faithful float32 port, and why.
+TWIN_NOT_FAITHFUL = {
+    "flash/correct_key_strips_neg1e30": "its np.full(T, -1e30) stays float64, so the twin mixes float32 scores into "
+                                        "float64 temporaries: more memory at T = 4,096 than either real version",
+}
+
+
 @pytest.mark.parametrize("case", [c for c in FLOAT_CASES if c.passes], ids=lambda c: c.id)
 def test_float32_twin_of_a_correct_file_passes(case):
+    if case.id in TWIN_NOT_FAITHFUL:
+        pytest.skip(TWIN_NOT_FAITHFUL[case.id])
     seeds = range(20) if ALL_SEEDS else [_seed_of(case)]
     for seed in seeds:
         report = _twin_report(case, seed)
