@@ -118,7 +118,7 @@ def test_float16_results_are_held_to_float32_and_told_why(tmp_path):
     path.write_text(SOFTMAX_F32.replace("np.float32", "np.float16"))
     proc = _cli(tmp_path, "check", str(path), "--exercise", "softmax")
     assert proc.returncode == 1
-    assert "float16 results cannot reach" in proc.stdout
+    assert "float16 and bfloat16 results cannot reach" in proc.stdout
 
 
 def test_a_float64_file_is_judged_at_float64(tmp_path):

@@ -300,6 +300,23 @@ def test_check_correct_and_wrong_torch_files(tmp_path, home):
     assert "mask" in failed
 
 
+def test_float32_and_bfloat16_torch_results_are_judged_and_told(tmp_path, home):
+    needs_torch()
+    f32 = _write(tmp_path, "causal", CAUSAL_RIGHT.replace(
+        "        scores = q @ k.transpose",
+        "        q, k, v = q.float(), k.float(), v.float()\n        scores = q @ k.transpose"))
+    result = attnprep(home, "check", str(f32), "--json")
+    report = json.loads(result.stdout)
+    assert report["precision"] == "float32" and report["status"] == "pass", result.stdout
+    bf16_dir = tmp_path / "bf16"
+    bf16_dir.mkdir()
+    bf16 = _write(bf16_dir, "causal", CAUSAL_RIGHT.replace(
+        "        scores = q @ k.transpose",
+        "        q, k, v = q.bfloat16(), k.bfloat16(), v.bfloat16()\n        scores = q @ k.transpose"))
+    result = attnprep(home, "check", str(bf16))
+    assert result.returncode == 1 and "bfloat16 results cannot reach" in result.stdout, result.stdout
+
+
 def test_in_place_division_fails_input_unchanged(tmp_path, home):
     needs_torch()
     path = _write(tmp_path, "causal", CAUSAL_RIGHT.replace(

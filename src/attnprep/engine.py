@@ -310,9 +310,11 @@ def _precision_of(module: ModuleType, session: Session, seed: int, end: float) -
             if i >= PRECISION_PROBES:
                 break
             try:
-                seen.append(precision.of_result(cand.call(fn, *args, **kwargs)))
+                reply = cand._request(fn, args, kwargs)
             except (CandidateError, Fail):
                 continue
+            # A PyTorch bfloat16 result arrives as float32 (NumPy has no bfloat16); the worker says so.
+            seen.append(precision.FLOAT16 if reply.header.get("bfloat16") else precision.of_result(reply.value))
     except (CallTimeout, CandidateCrash, LoadFailed, ValueError, TypeError):
         pass
     finally:

@@ -126,8 +126,8 @@ def precision_note(rep) -> str:
     if judged_at == "float32":
         return "; judged at float32 precision, as your results are float32"
     if judged_at == "float16":
-        return ("; judged at float32 precision, which float16 results cannot reach: compute in float32 or "
-                "float64 and cast at the end if you must")
+        return ("; judged at float32 precision, which float16 and bfloat16 results cannot reach: compute in "
+                "float32 or float64 and cast at the end if you must")
     return ""
 
 

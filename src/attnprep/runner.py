@@ -148,6 +148,8 @@ def checked_header(head: dict, op: str) -> dict:
         if peak is not None and type(peak) is not int:
             raise ValueError("field 'peak_bytes' is not a byte count")
         clean.update(elapsed=float(elapsed), peak_bytes=peak)
+        if head.get("bfloat16") is True:  # a PyTorch bfloat16 result, sent as float32 (a hint, never a verdict)
+            clean["bfloat16"] = True
     return clean
 
 

@@ -84,6 +84,7 @@ class TorchAdapter:
         self.from_numpy, self.make_generator = torch.from_numpy, torch.Generator
         self.bfloat16, self.float32 = torch.bfloat16, torch.float32
         self.seeds: dict[int, object] = {}  # id(generator) -> the RngSpec it stands for
+        self.saw_bfloat16 = False  # a result held bfloat16 (sent as float32): the parent tells the learner
 
     def to_torch(self, value, depth: int = 0):
         np = self.np
@@ -126,6 +127,7 @@ class TorchAdapter:
             t = self.tensor_type.detach(value).cpu()
             if t.dtype == self.bfloat16:  # NumPy has no bfloat16: float32 holds every bfloat16 exactly
                 t = t.to(self.float32)
+                self.saw_bfloat16 = True
             if t.is_conj():
                 t = t.resolve_conj()
             if t.is_neg():
@@ -279,10 +281,16 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
                     trace_stop()
             out_blobs: list[bytes] = []
             try:
+                bfloat16 = False
                 if adapter is not None:  # the judge compares arrays, and the arguments as the call left them
-                    result, args, kwargs = adapter.to_numpy(result), adapter.to_numpy(args), adapter.to_numpy(kwargs)
+                    adapter.saw_bfloat16 = False
+                    result = adapter.to_numpy(result)
+                    bfloat16 = adapter.saw_bfloat16
+                    args, kwargs = adapter.to_numpy(args), adapter.to_numpy(kwargs)
                 payload = {"ok": True, "kind": "result", "elapsed": elapsed, "peak_bytes": peak,
                            "result": encode(result, out_blobs)}
+                if bfloat16:
+                    payload["bfloat16"] = True
                 if header.get("return_args"):
                     payload["args"] = encode(list(args), out_blobs)
                     payload["kwargs"] = encode(dict(kwargs), out_blobs)
