@@ -671,6 +671,20 @@ def test_required_without_bwrap_is_a_usage_error(tmp_path):
     assert graded.returncode == 2 and b"--sandbox off" in graded.stderr  # grade defaults to required
 
 
+
+def test_required_with_a_bwrap_that_cannot_set_up_is_a_usage_error(tmp_path):
+    """`check` starts no trial bwrap (it would cost every check ~30 ms): its worker's own start finds out."""
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    home = tmp_path / "home"
+    proc, _ = run_cli("check", str(SOLUTIONS / "softmax.py"), "--exercise", "softmax", "--json", home=home,
+                      mode="required", env={"ATTNPREP_BWRAP": str(fake)})
+    assert proc.returncode == 2 and proc.stdout == b""
+    said = b" ".join(proc.stderr.split())
+    assert b"error:" in said and b"uid map" in said and b"hint:" in said and b"Traceback" not in said
+    assert not (home / "progress.json").exists() or b'"softmax"' not in (home / "progress.json").read_bytes()
+
 def test_auto_falls_back_and_says_so_once(tmp_path):
     fake = tmp_path / "bwrap"
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create a new namespace' >&2\nexit 1\n")

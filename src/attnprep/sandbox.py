@@ -149,11 +149,14 @@ def probe() -> str | None:
     return reason
 
 
-def require() -> None:
-    """For --sandbox required: raise SandboxUnavailable (exit 2) unless bwrap can run the worker here."""
+def require(probe_bwrap: bool = True) -> None:
+    """For --sandbox required: raise SandboxUnavailable (exit 2) unless bwrap can run the worker here.
+
+    Without `probe_bwrap`, only what is known without starting bwrap (not Linux, not installed, already
+    failed); the first worker's start then tells the rest (runner.Worker raises the same error)."""
     if _state.mode != "required":
         return
-    reason = probe()
+    reason = probe() if probe_bwrap else unavailable_reason()
     if reason is not None:
         raise SandboxUnavailable(f"--sandbox required, but no sandbox is possible here: {reason}")
 
