@@ -18,7 +18,7 @@ from attnprep.grading import (
     mistake,
     shape_of,
 )
-from attnprep.ladders import Rung, beyond_f32, dims, first_failing
+from attnprep.ladders import F32_INTEGER_LIMIT, Rung, beyond_f32, count, dims, first_failing, past_f32_integers
 
 FUNCTIONS = ("rope",)
 
@@ -303,10 +303,24 @@ def bad_input(cand, ref, rng):
 LADDER = [Rung(r.label, r.value) for r in dims(8, min_ndim=2, max_ndim=4, lead=(3, 5, 2))]
 LARGE = Rung("4-D input (4, 8, 256, 8) (65,536 entries)", (4, 8, 256, 8))
 FAR = (10_000, 200_000)
+# Float64 results only: odd positions past 2**24, which float32 cannot hold (16,777,217 becomes 16,777,216), so
+# positions cast to float32 on the way turn pair 0 by a whole radian too few or too many. d = 2: a solution that
+# builds a cos/sin table for every position up to the largest (a KV-cache style) still fits in memory.
+HUGE = Rung(f"positions past 2**24 = {count(F32_INTEGER_LIMIT)}, where float32 holds no odd integer", (2, 7, 2))
+# A correct angle may be off by a few units in the last place of the angle itself (pos * inv_freq by another formula,
+# an angle reduced modulo 2 pi first): at 1.7e7 radians that is about 4e-9, times |x|, allowed on top of atol.
+ANGLE_ULPS = 16.0
 
 
-@invariant("matches-reference", "matches a reference RoPE to rtol 1e-6: 2-D to 4-D, at 65,536 entries and at "
-                                "positions up to 200,000")
+def _angle_atol(x, positions):
+    """1e-9, plus ANGLE_ULPS units in the last place of the largest angle (pair 0 turns by 1 rad per position),
+    times the largest |x|."""
+    top = float(np.max(np.abs(np.asarray(positions, dtype=np.float64)), initial=0.0))
+    return 1e-9 + ANGLE_ULPS * float(np.spacing(top)) * float(np.max(np.abs(x), initial=0.0))
+
+
+@invariant("matches-reference", "matches a reference RoPE to rtol 1e-6: 2-D to 4-D, at 65,536 entries, at "
+                                "positions up to 200,000 and (float64 results) at odd positions past 2**24")
 def matches_reference(cand, ref, rng):
     for s in SHAPES:
         for base in (None, 10000.0, 500.0):
@@ -321,6 +335,13 @@ def matches_reference(cand, ref, rng):
     def judge(rung):
         s = rung.value
         x = beyond_f32(rng, s)
+        if rung is HUGE:
+            positions = past_f32_integers(rng, s[-2])
+            out, label = _run(cand, x, positions)
+            check_close(out, ref.rope(x, positions), label, atol=_angle_atol(x, positions),
+                        context=f"odd positions from {positions.min():,} to {positions.max():,}, past 2**24, where "
+                                "float32 holds only even integers; are the positions cast to float32 on the way?")
+            return
         positions = rng.integers(*FAR, size=s[-2]).astype(np.int64)
         positions[0] = int(rng.integers(4096, 10_000))  # just past a table of 4,096 positions, too
         for base in (None, 500.0):
@@ -328,7 +349,8 @@ def matches_reference(cand, ref, rng):
             want = ref.rope(x, positions) if base is None else ref.rope(x, positions, base=base)
             check_close(out, want, label, context=f"positions from {positions.min():,} to {positions.max():,}: "
                                                   "angles and products in float64, for every position given?")
-    first_failing([*LADDER, LARGE], judge)
+    # float32 results cannot tell 16,777,217 from 16,777,216 at all: the rung past 2**24 is float64's
+    first_failing([*LADDER, LARGE] + ([HUGE] if precision.current() == precision.FLOAT64 else []), judge)
 
 
 @invariant("input-unchanged", "x and positions are not modified: 2-D to 4-D, int32 positions, base given or left "

@@ -537,3 +537,20 @@ def huge_counts(rng: np.random.Generator, *, per_unit: int = 1, limits: Sequence
         n = (limit // max(int(per_unit), 1) + int(rng.integers(1, 1_000)) * 2) | 1
         out.append(Rung(f"a total past {name} (n = {count(n)})", int(n)))
     return out
+
+
+# Integers float32 cannot hold: above 2**24 = 16,777,216 its spacing is 2, so every odd integer rounds to an even
+# neighbour (off by one), while float64 and int32 hold them exactly.
+F32_INTEGER_LIMIT = 2**24
+
+
+def past_f32_integers(rng: np.random.Generator, n: int, *, limit: int = F32_INTEGER_LIMIT,
+                      span: int = 2**20) -> np.ndarray:
+    """n distinct odd integers in (limit, limit + span], limit + 1 among them, in a random order (int64).
+
+    For positions or counts that a float32 cast moves by one: 16,777,217 becomes 16,777,216. `span` keeps them
+    below 2 * limit, where float32's spacing doubles again (and a table of every value up to the largest stays as
+    small as the rung allows)."""
+    others = 1 + rng.choice(span // 2 - 1, size=max(int(n) - 1, 0), replace=False)  # never 0: limit + 1 is taken
+    values = limit + 1 + 2 * np.concatenate([[0], others]).astype(np.int64)
+    return rng.permutation(values[: max(int(n), 0)])
