@@ -24,7 +24,7 @@ from attnprep.grading import (
     shape_of,
     unpack,
 )
-from attnprep.ladders import at_rung, count, f32_exact
+from attnprep.ladders import at_rung, count, f32_exact, off_grid_factors
 
 FUNCTIONS = ("route_top_k", "load_balance_loss")
 
@@ -51,9 +51,26 @@ def _inputs(rng, T, d, E, scale=1.0):
 TIED = [(12, 4, 8, 3), (9, 3, 6, 2), (5, 4, 5, 5), (7, 2, 4, 1), (10, 3, 9, 4)]
 # The large rung: 8,192 tokens of 8 experts, 65,536 router logits in one call.
 LARGE = (8_192, 6, 8, 3)
+# Router logits in the hundreds with the top k close together (float64 results only), (T, d, E, k): k = E among them.
+# Random x and W give logits of a few units, where float32's rounding of x or W_router moves the gates by about 1e-7,
+# and the peaked and tied rungs are exact in float32 (x on its grid, W the identity or eighths): none shows a float32
+# cast before the router matmul. Here it moves each logit by about 1e-5, and the gates by more than rtol 1e-6.
+LARGE_LOGITS = [(16, 14, 8, 2), (11, 10, 6, 4), (7, 9, 5, 5)]
+LARGE_LOGITS_TEXT = "router logits of 200 to 900 in magnitude, the k chosen within a few units of each other"
 
 
 TIES = "router logits with exact ties"
+
+
+def _large_logit_inputs(rng, T, d, E, k):
+    """x (T, d) and W_router (d, E), both off float32's grid, whose logits are centred at +-200 to +-900 per token,
+    the k highest 0.1 to 1.5 apart (so no gate is 0 or 1) and every other expert 2 to 8 below the k-th (so no rounding
+    reorders the top k)."""
+    offset = rng.choice([-1.0, 1.0], size=(T, 1)) * rng.uniform(200.0, 900.0, size=(T, 1))
+    top = -np.cumsum(rng.uniform(0.1, 1.5, size=(T, k)), axis=1)
+    rest = top[:, -1:] - rng.uniform(2.0, 8.0, size=(T, E - k))
+    logits = np.take_along_axis(np.hstack([top, rest]) + offset, np.argsort(rng.random((T, E)), axis=1), axis=1)
+    return off_grid_factors(rng, logits, d)
 
 
 def _tied_inputs(rng, T, d, E, repeat=True):
@@ -543,7 +560,7 @@ def bad_input(cand, ref, rng):
 
 
 @invariant("matches-reference", "expert_idx matches a reference (tied logits in any order), gates and the loss to "
-                                "rtol 1e-6, up to 8,192 tokens")
+                                "rtol 1e-6, up to 8,192 tokens and (float64 results) at router logits in the hundreds")
 def matches_reference(cand, ref, rng):
     cases = [(*_inputs(rng, T, d, E, scale), k, "") for T, d, E, k in CONFIGS for scale in (0.5, 3.0)]
     cases += [c for c in _route_cases(rng) if c[3]]  # the tied ones
@@ -552,6 +569,10 @@ def matches_reference(cand, ref, rng):
     # The magnitude rung of `stable`: logits spread over 1,800 within a token, its largest at a random expert.
     for T, E, k in ((9, 6, 3), (7, 8, 2)):
         _check_reference(cand, ref, *_peaked_logits(rng, T, E, k, _peaked_magnitude()), k, _peaked_text())
+    if precision.current() == precision.FLOAT64:  # float32 results round these logits by as much as the mistake
+        for T, d, E, k in LARGE_LOGITS:
+            _check_reference(cand, ref, *_large_logit_inputs(rng, T, d, E, k), k, LARGE_LOGITS_TEXT,
+                             context="x and W_router off float32's grid: are both used in float64 for x @ W_router?")
     T, d, E, k = LARGE
     with at_rung(f"{count(T)} tokens"):
         # exact logits, so that no rounding of the candidate's own x @ W_router can reorder near-equal ones
@@ -559,15 +580,15 @@ def matches_reference(cand, ref, rng):
         _check_reference(cand, ref, *_tied_inputs(rng, T, d, E), k, TIES)
 
 
-def _check_reference(cand, ref, x, W, k, note=""):
-    want_idx = _check_reference_route(cand, ref, x, W, k, note)
+def _check_reference(cand, ref, x, W, k, note="", context=""):
+    want_idx = _check_reference_route(cand, ref, x, W, k, note, context)
     logits = x @ W
     got, label = _loss(cand, logits, want_idx, W.shape[1])
     _check_loss(got, ref.load_balance_loss(logits, want_idx, W.shape[1]), label, logits, want_idx, W.shape[1],
                 "router logits x @ W_router, expert_idx their top-k")
 
 
-def _check_reference_route(cand, ref, x, W, k, note=""):
+def _check_reference_route(cand, ref, x, W, k, note="", context=""):
     """route_top_k against the reference, tied logits in any order; returns the reference's expert_idx."""
     idx, gates, label = _route(cand, x, W, k)
     label = f"{label}, {note}" if note else label
@@ -582,7 +603,7 @@ def _check_reference_route(cand, ref, x, W, k, note=""):
         raise Fail(f"expert_idx of {label}: token {r} is {[int(e) for e in idx[r]]} with logits "
                    f"[{', '.join(fmt(v) for v in logits[r, idx[r]])}], expected {[int(e) for e in want_idx[r]]} "
                    f"with logits [{', '.join(fmt(v) for v in logits[r, want_idx[r]])}]")
-    check_close(gates, want_gates, f"gates of {label}")
+    check_close(gates, want_gates, f"gates of {label}", context=context)
     return want_idx
 
 

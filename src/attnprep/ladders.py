@@ -554,3 +554,19 @@ def past_f32_integers(rng: np.random.Generator, n: int, *, limit: int = F32_INTE
     others = 1 + rng.choice(span // 2 - 1, size=max(int(n) - 1, 0), replace=False)  # never 0: limit + 1 is taken
     values = limit + 1 + 2 * np.concatenate([[0], others]).astype(np.int64)
     return rng.permutation(values[: max(int(n), 0)])
+
+
+def off_grid_factors(rng: np.random.Generator, target: np.ndarray, inner: int) -> tuple[np.ndarray, np.ndarray]:
+    """a (n, inner) and b (inner, m) with a @ b = target up to float64 rounding, neither on float32's grid.
+
+    b is Gaussian over sqrt(inner) (inner >= m: full column rank, well conditioned), a = target @ pinv(b), so a's
+    entries are about as large as the target's. Rounding a or b to float32 then moves every entry of the product by
+    about 6e-8 of its size, independently across the columns: a product chosen in the hundreds with small gaps (router
+    logits, attention scores) shows a float32 cast of either factor, where products of standard normals (a few
+    units) and factors on float32's grid (an identity, small integers) do not.
+    """
+    t = np.asarray(target, dtype=np.float64)
+    if int(inner) < t.shape[1]:
+        raise ValueError(f"inner ({inner}) must be at least the product's columns ({t.shape[1]})")
+    b = rng.normal(size=(int(inner), t.shape[1])) / np.sqrt(inner)
+    return t @ np.linalg.pinv(b), b
