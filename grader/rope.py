@@ -378,6 +378,9 @@ def probes(rng):
     # batched, and positions past the caches models keep (2,048 and 4,096 entries)
     yield "rope", (rng.normal(size=(2, 4, 6)), np.array([3000, 0, 10_000, 5], dtype=np.int64)), {}
     yield "rope", (rng.normal(size=(1, 2, 3, 4)), np.array([4, 1, 9], dtype=np.int64)), {}
+    if precision.current() == precision.FLOAT64:  # float32 results cannot hold these positions at all
+        # odd positions past 2**24 (float32 rounds each by one); d = 2 keeps a full cos/sin table small
+        yield "rope", (rng.normal(size=(3, 2)), past_f32_integers(rng, 3)), {}
 
 
 def _variant(x, positions, base=10000.0, *, freqs=None, layout="half", sign=1.0, swap=False, arange=False):
@@ -521,3 +524,9 @@ def _2d_only(x, positions, base=10000.0):
     if np.ndim(x) > 2:
         raise ValueError("operands could not be broadcast together")
     return _variant(x, positions, base)
+
+
+@mistake("rope-positions-float32", "keep the positions as integers or float64: float32 holds every integer only up "
+         "to 2**24 = 16,777,216, so an odd position past it is rounded to its even neighbour")
+def _positions_float32(x, positions, base=10000.0):
+    return _variant(x, np.asarray(positions).astype(np.float32), base)

@@ -3,6 +3,7 @@
 # must-pass: shape position-zero norm-preserving layout direction frequencies positions relative bad-input input-unchanged
 # mistake: turns the positions into float32, as Hugging Face's `position_ids.float()` does, before the float64
 #          outer product: exact up to 2**24 = 16,777,216, but an odd position past it lands on its even neighbour
+# diagnosis: rope-positions-float32
 import numpy as np
 
 
