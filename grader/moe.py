@@ -62,11 +62,11 @@ LARGE_LOGITS_TEXT = "router logits of 200 to 900 in magnitude, the k chosen with
 TIES = "router logits with exact ties"
 
 
-def _large_logit_inputs(rng, T, d, E, k):
-    """x (T, d) and W_router (d, E), both off float32's grid, whose logits are centred at +-200 to +-900 per token,
-    the k highest 0.1 to 1.5 apart (so no gate is 0 or 1) and every other expert 2 to 8 below the k-th (so no rounding
-    reorders the top k)."""
-    offset = rng.choice([-1.0, 1.0], size=(T, 1)) * rng.uniform(200.0, 900.0, size=(T, 1))
+def _large_logit_inputs(rng, T, d, E, k, centre=(200.0, 900.0)):
+    """x (T, d) and W_router (d, E), both off float32's grid, whose logits are centred at +-200 to +-900 per token
+    (`centre`), the k highest 0.1 to 1.5 apart (so no gate is 0 or 1) and every other expert 2 to 8 below the k-th (so
+    no rounding reorders the top k)."""
+    offset = rng.choice([-1.0, 1.0], size=(T, 1)) * rng.uniform(*centre, size=(T, 1))
     top = -np.cumsum(rng.uniform(0.1, 1.5, size=(T, k)), axis=1)
     rest = top[:, -1:] - rng.uniform(2.0, 8.0, size=(T, E - k))
     logits = np.take_along_axis(np.hstack([top, rest]) + offset, np.argsort(rng.random((T, E)), axis=1), axis=1)
@@ -673,6 +673,10 @@ def probes(rng):
     lifted = rng.normal(size=(T, E))
     lifted[::2, 3] += 800.0
     yield "load_balance_loss", (lifted, np.argsort(-lifted, axis=-1)[:, :k], E), {}
+    if precision.current() == precision.FLOAT64:  # float32 results round these logits as the mistakes do
+        # Logits in the thousands, x and W_router off float32's grid: a float32 cast of either moves the gates by
+        # about 1e-4, well past what tells a mistake from the reference.
+        yield "route_top_k", (*_large_logit_inputs(rng, 8, 10, 6, 3, centre=(2_000.0, 9_000.0)), 3), {}
 
 
 LARGE_BATCH = 4_096
@@ -935,3 +939,22 @@ def _loss_shift_by_first(router_logits, expert_idx, n_experts):
         e = np.exp(z - z[:, :1])
         return (e / e.sum(axis=-1, keepdims=True)).mean(axis=0)
     return _loss_with(router_logits, expert_idx, n_experts, P=P)
+
+
+@mistake("router-input-float32", "compute the router logits x @ W_router in float64: x rounded to float32 first moves "
+         "logits in the hundreds, and the gates with them, by far more than float64's rounding")
+def _router_input_float32(x, W_router, k):
+    return _routed(np.asarray(x).astype(np.float32) @ np.asarray(W_router, dtype=np.float64), k)
+
+
+@mistake("router-weights-float32", "compute the router logits x @ W_router in float64: W_router rounded to float32 "
+         "first moves logits in the hundreds, and the gates with them, by far more than float64's rounding")
+def _router_weights_float32(x, W_router, k):
+    return _routed(np.asarray(x, dtype=np.float64) @ np.asarray(W_router).astype(np.float32), k)
+
+
+def _routed(logits, k):
+    """route_top_k from these logits, as the reference routes its own."""
+    if not 1 <= k <= logits.shape[1]:
+        raise ValueError(f"k={k} is not in 1..{logits.shape[1]}")
+    return _gated(logits, np.argsort(-logits, axis=-1, kind="stable")[:, :k])

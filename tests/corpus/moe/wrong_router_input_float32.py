@@ -3,6 +3,7 @@
 # must-pass: shape top-k order gates-sum-to-one distinct stable balanced-loss imbalance assignment-share router-probability bad-input input-unchanged
 # mistake: runs the router matmul on float32 hidden states (as mixed-precision MoE code does to save memory) and
 #          computes everything after it in float64: gates of logits in the hundreds are off by about 1e-5
+# diagnosis: router-input-float32
 import numpy as np
 
 

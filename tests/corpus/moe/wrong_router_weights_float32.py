@@ -3,6 +3,7 @@
 # must-pass: shape top-k order gates-sum-to-one distinct stable balanced-loss imbalance assignment-share router-probability bad-input input-unchanged
 # mistake: keeps the router's weight matrix in float32, as a checkpoint stores it, while x and the gates are float64:
 #          every weight was rounded to float32 first, which moves logits in the hundreds by about 1e-5
+# diagnosis: router-weights-float32
 import numpy as np
 
 ROUTER_DTYPE = np.float32
