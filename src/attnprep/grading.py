@@ -209,6 +209,11 @@ class Candidate:
         """Call one candidate function and return its result as plain data."""
         return self._request(fn, args, kwargs).value
 
+    def reply(self, fn: str, *args: Any, **kwargs: Any) -> Any:
+        """As `call`, but the worker's whole reply: `.value`, and `.header` with what the worker noted about the
+        result (`bfloat16`: a PyTorch bfloat16 tensor sent as float32)."""
+        return self._request(fn, args, kwargs)
+
     def call_as(self, label: str, fn: str, *args: Any, **kwargs: Any) -> Any:
         """Call `fn`; an exception it raises is reported under `label` (say, the argument shapes)."""
         try:
