@@ -408,8 +408,12 @@ def _rounding_note(arr: np.ndarray, want: np.ndarray) -> str:
 
 
 def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float = ATOL,
-                context: str = "") -> np.ndarray:
-    """Fail with one concrete wrong entry when `got` is not close to `want`."""
+                context: str = "", question: str = "") -> np.ndarray:
+    """Fail with one concrete wrong entry when `got` is not close to `want`.
+
+    `context` describes the inputs ("scores near 300"); `question` asks about precision ("is everything
+    computed in float64?") and is shown only when the difference is rounding-sized: a larger one is no
+    precision problem, and asking would point the learner the wrong way."""
     arr = as_float(got, what)
     want = np.asarray(want, dtype=np.float64)
     check_shape(arr, want.shape, what)
@@ -426,10 +430,8 @@ def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float 
             shown_got, shown_want = fmt(g), fmt(w)
         diff = difference_text(g, w, rtol, atol)
         rounding = _rounding_note(arr, want)
-        if not rounding and ("float32" in context or "float64" in context) and ":" in context:
-            # "inputs off float32's grid: is everything computed in float64?" asks about precision; a difference
-            # larger than rounding is no precision problem, so only the description of the inputs stays.
-            context = context.split(":", 1)[0]
+        if question and rounding:  # a float64 result off by float32-sized rounding: the question is the point
+            context = f"{context}: {question}" if context else question
         details = "; ".join(x for x in (f"{total:,} of {arr.size:,} entries differ", diff, rounding, context) if x)
         raise Fail(f"{what}{where} is {shown_got}, expected {shown_want} ({details})")
     return arr
