@@ -572,7 +572,8 @@ def matches_reference(cand, ref, rng):
     if precision.current() == precision.FLOAT64:  # float32 results round these logits by as much as the mistake
         for T, d, E, k in LARGE_LOGITS:
             _check_reference(cand, ref, *_large_logit_inputs(rng, T, d, E, k), k, LARGE_LOGITS_TEXT,
-                             context="x and W_router off float32's grid: are both used in float64 for x @ W_router?")
+                             context="x and W_router off float32's grid",
+                             question="are both used in float64 for x @ W_router?")
     T, d, E, k = LARGE
     with at_rung(f"{count(T)} tokens"):
         # exact logits, so that no rounding of the candidate's own x @ W_router can reorder near-equal ones
@@ -580,15 +581,15 @@ def matches_reference(cand, ref, rng):
         _check_reference(cand, ref, *_tied_inputs(rng, T, d, E), k, TIES)
 
 
-def _check_reference(cand, ref, x, W, k, note="", context=""):
-    want_idx = _check_reference_route(cand, ref, x, W, k, note, context)
+def _check_reference(cand, ref, x, W, k, note="", context="", question=""):
+    want_idx = _check_reference_route(cand, ref, x, W, k, note, context, question)
     logits = x @ W
     got, label = _loss(cand, logits, want_idx, W.shape[1])
     _check_loss(got, ref.load_balance_loss(logits, want_idx, W.shape[1]), label, logits, want_idx, W.shape[1],
                 "router logits x @ W_router, expert_idx their top-k")
 
 
-def _check_reference_route(cand, ref, x, W, k, note="", context=""):
+def _check_reference_route(cand, ref, x, W, k, note="", context="", question=""):
     """route_top_k against the reference, tied logits in any order; returns the reference's expert_idx."""
     idx, gates, label = _route(cand, x, W, k)
     label = f"{label}, {note}" if note else label
@@ -603,7 +604,7 @@ def _check_reference_route(cand, ref, x, W, k, note="", context=""):
         raise Fail(f"expert_idx of {label}: token {r} is {[int(e) for e in idx[r]]} with logits "
                    f"[{', '.join(fmt(v) for v in logits[r, idx[r]])}], expected {[int(e) for e in want_idx[r]]} "
                    f"with logits [{', '.join(fmt(v) for v in logits[r, want_idx[r]])}]")
-    check_close(gates, want_gates, f"gates of {label}", context=context)
+    check_close(gates, want_gates, f"gates of {label}", context=context, question=question)
     return want_idx
 
 

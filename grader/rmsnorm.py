@@ -397,13 +397,14 @@ RATIOS = [Rung(f"mean {'0' if r == 0 else '1' if r == 1 else f'1e{int(np.log10(r
 RMS_RTOL = 1e-9
 
 
-def _both_close(cand, ref, x, weight, bias, context="", atol=1e-9, eps=None):
+def _both_close(cand, ref, x, weight, bias, context="", atol=1e-9, eps=None, question=""):
     kw = {} if eps is None else {"eps": eps}
     out, label = _call(cand, "rms_norm", x, weight, eps=eps)
-    check_close(out, ref.rms_norm(x, weight, **kw), label, rtol=RMS_RTOL, atol=atol, context=context or (
-        "x and weight off float32's grid: is every input, the weight included, used in float64?"))
+    check_close(out, ref.rms_norm(x, weight, **kw), label, rtol=RMS_RTOL, atol=atol,
+                context=context or "x and weight off float32's grid",
+                question=question or "is every input, the weight included, used in float64?")
     out, label = _call(cand, "layer_norm", x, weight, bias, eps=eps)
-    check_close(out, ref.layer_norm(x, weight, bias, **kw), label, atol=atol, context=context)
+    check_close(out, ref.layer_norm(x, weight, bias, **kw), label, atol=atol, context=context, question=question)
 
 
 @invariant("matches-reference", "both functions match a reference, rms_norm to rtol 1e-9 and layer_norm to 1e-6 "
@@ -432,7 +433,7 @@ def matches_reference(cand, ref, rng):
         x = beyond_f32(rng, shape) * spread + rng.uniform(-100.0, 100.0, size=shape[:-1] + (1,)) * spread
         _both_close(cand, ref, x, weight, bias,
                     context=f"vectors at RMS from 1e-2 to 1e{int(top)} and means up to 100 times their spread, off "
-                            "float32's grid: is everything computed in float64 at this size?")
+                            "float32's grid", question="is everything computed in float64 at this size?")
     first_failing(LADDER + [Rung(f"{len(LARGE)}-D input {LARGE} (65,536 entries or more)", LARGE)], judge)
 
     # The mean far above the spread. The inputs themselves are exact only to about 1e-16 of the mean, so outputs

@@ -347,8 +347,8 @@ def matches_reference(cand, ref, rng):
         for base in (None, 500.0):
             out, label = _run(cand, x, positions, base)
             want = ref.rope(x, positions) if base is None else ref.rope(x, positions, base=base)
-            check_close(out, want, label, context=f"positions from {positions.min():,} to {positions.max():,}: "
-                                                  "angles and products in float64, for every position given?")
+            check_close(out, want, label, context=f"positions from {positions.min():,} to {positions.max():,}",
+                        question="are the angles and products in float64, for every position given?")
     # float32 results cannot tell 16,777,217 from 16,777,216 at all: the rung past 2**24 is float64's
     first_failing([*LADDER, LARGE] + ([HUGE] if precision.current() == precision.FLOAT64 else []), judge)
 
