@@ -10,6 +10,7 @@ candidate breaks the invariant.
 from __future__ import annotations
 
 import contextvars
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -20,6 +21,7 @@ from attnprep import precision, wire
 from attnprep.wire import RngSpec, Unsupported
 
 RTOL, ATOL = 1e-6, 1e-9
+_LINUX = sys.platform.startswith("linux")  # where the kernel accounts for a worker's peak memory (/proc)
 # The version of this module as the public API graders are written against (docs/authoring.md). Additions
 # keep it; a change that could break an existing grader raises it. An exercise pack states the version it
 # was written for in its catalogue.json ("grading_api"), and `attnprep dev check` refuses a newer one.
@@ -232,21 +234,22 @@ class Candidate:
         """Call in a fresh worker; return the result and the peak memory the call added (bytes).
 
         The peak is the kernel's account of that worker, read by the parent from outside it
-        (runner.Worker.finish_measured), which the candidate cannot lower inside the sandbox; tracemalloc's
-        peak inside the worker is a second opinion, and the larger counts. Where no outside measure exists
-        (not Linux), tracemalloc's alone.
+        (runner.Worker.finish_measured), which the candidate cannot lower inside the sandbox. tracemalloc is not
+        running then: a file could ask `tracemalloc.is_tracing()` and behave only while it is measured. Only
+        where the kernel gives no account (not Linux) does a second call measure with tracemalloc.
         """
-        reply = self._request(fn, args, kwargs, trace_memory=True)
+        reply = self._request(fn, args, kwargs, measure=True, trace_memory=not _LINUX)
         if getattr(reply, "memory_problem", None):
             raise Fail(f"{fn}: {reply.memory_problem}")
-        traced = reply.header.get("peak_bytes")
-        traced = traced if isinstance(traced, int) and traced >= 0 else None
         outside = getattr(reply, "memory_peak", None)
-        if outside is None:
-            if traced is None:
-                raise Fail(f"{fn} switched off memory tracing, so its memory use cannot be measured")
-            return reply.value, traced
-        return reply.value, max(outside, traced or 0)
+        if outside is not None:
+            return reply.value, outside
+        if _LINUX:  # /proc would not tell: tracemalloc's account, in a call of its own
+            reply = self._request(fn, args, kwargs, measure=True, trace_memory=True)
+        traced = reply.header.get("peak_bytes")
+        if not (isinstance(traced, int) and traced >= 0):
+            raise Fail(f"{fn} switched off memory tracing, so its memory use cannot be measured")
+        return reply.value, traced
 
     def repeat(self, n: int, fn: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call `fn` n times in a row on the same argument objects (one rng, say)."""
