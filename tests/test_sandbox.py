@@ -540,6 +540,22 @@ FOUND_AT_IMPORT = _announced()
 '''
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_command_line_looks_like_python_file(mode, tmp_path):
+    """sys.argv is what `python softmax.py` gives: a file that behaves only when its argv looks like a worker's
+    (`-c` and pipe numbers) would otherwise be right only while graded."""
+    need(mode)
+    path = candidate(tmp_path, """
+        import sys
+        GRADED = sys.argv[0] == "-c" or len(sys.argv) > 1 or "-c" in getattr(sys, "orig_argv", [])
+    """, correct=True)
+    path.write_text(path.read_text().replace("    return e / np.sum", "    if not GRADED:\n        return z\n"
+                                             "    return e / np.sum"))
+    assert "if not GRADED" in path.read_text()
+    report = only_json(check(path, tmp_path / "home", mode).stdout)
+    assert report["status"] == "fail", report
+
+
 @linux
 @pytest.mark.parametrize("mode", MODES)
 def test_worker_does_not_announce_itself(mode, tmp_path):

@@ -229,6 +229,10 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
                 reply({"ok": False, "kind": "import", "type": "ImportError", "mro": ["ImportError", "Exception"],
                        "message": f"PyTorch could not be imported: {ready['framework_error']}", "line": None})
                 continue
+            # As `python FILE` would show it: the worker's own command line (-c, pipe numbers) tells a file that it
+            # is being graded, and one could behave only then.
+            sys.argv = [filename]
+            sys.orig_argv = [sys.executable or "python", filename]
             module = types.ModuleType(CANDIDATE_MODULE)
             module.__file__ = filename
             sys.modules[CANDIDATE_MODULE] = module
