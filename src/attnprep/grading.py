@@ -546,12 +546,24 @@ def check_causal_zeros(weights: np.ndarray, what: str) -> None:
                    f"not attend to the later key {j}{nan}")
 
 
-def changed_in_place(before: Any, after: Any, what: str) -> str | None:
+def _entry_pair(before: Any, after: Any) -> tuple[str, str]:
+    """An entry before and after, with the digits it takes to see the change (a scale-and-restore moves one ulp)."""
+    try:
+        b, a = float(before), float(after)
+    except (TypeError, ValueError):
+        return fmt(before), fmt(after)
+    return fmt_pair(b, a) if np.isfinite(a) and np.isfinite(b) else (fmt(b), fmt(a))
+
+
+def changed_in_place(before: Any, after: Any, what: str, held: bool = False) -> str | None:
     """How `after` differs from the argument `before` a call was given ("q was modified in place: ..."), or None.
 
     Arrays are compared entry by entry (nan equals nan), dicts key by key (a key added, removed or changed all
-    count), lists and tuples item by item; other values (numbers, an rng) cannot be changed in place.
+    count), lists and tuples item by item; other values (numbers, an rng) cannot be changed in place. `held`:
+    `before` sits in a dict or list the call was given, where a new value for the key looks the same from here
+    as an array written into, so the message says "was changed", not "modified in place".
     """
+    verb = "was changed" if held else "was modified in place"
     if isinstance(before, np.ndarray):
         after_arr = None
         if not isinstance(after, (Unsupported, dict, str)) and after is not None:
@@ -561,14 +573,15 @@ def changed_in_place(before: Any, after: Any, what: str) -> str | None:
                 after_arr = None
         if after_arr is None or after_arr.dtype.hasobject or after_arr.shape != before.shape:
             now = shape_of(after_arr) if after_arr is not None else type(after).__name__
-            return f"{what} was modified in place (it is now {now})"
+            return f"{what} {verb} (it is now {now})"
         with np.errstate(all="ignore"):
             same = after_arr == before
             if before.dtype.kind in "fc" and after_arr.dtype.kind in "fc":
                 same = same | (np.isnan(after_arr) & np.isnan(before))
         if not np.all(same):
             i = tuple(int(v) for v in np.argwhere(~np.asarray(same))[0])
-            return f"{what} was modified in place: entry {list(i)} went from {fmt(before[i])} to {fmt(after_arr[i])}"
+            was, now = _entry_pair(before[i], after_arr[i])
+            return f"{what} {verb}: entry {list(i)} went from {was} to {now}"
         return None
     if isinstance(before, dict):
         if not isinstance(after, dict):
@@ -580,7 +593,7 @@ def changed_in_place(before: Any, after: Any, what: str) -> str | None:
         if removed:
             return f"the key {removed[0]!r} was removed from the dict {what}"
         for key, value in before.items():
-            change = changed_in_place(value, after.get(key), f"{what}[{key!r}]")
+            change = changed_in_place(value, after.get(key), f"{what}[{key!r}]", held=True)
             if change:
                 return change
         return None
@@ -588,7 +601,7 @@ def changed_in_place(before: Any, after: Any, what: str) -> str | None:
         if not isinstance(after, (list, tuple)) or len(after) != len(before):
             return f"the {type(before).__name__} {what} was modified in place (its length changed)"
         for i, (b, a) in enumerate(zip(before, after, strict=True)):
-            change = changed_in_place(b, a, f"{what}[{i}]")
+            change = changed_in_place(b, a, f"{what}[{i}]", held=True)
             if change:
                 return change
     return None
