@@ -80,6 +80,15 @@ def matches_reference(cand, ref, rng):
         out, label = _run(cand, z)
         check_close(out, ref.softmax(z), label, context="scores near 300",
                     question="is the arithmetic done in float64?")
+    # Probabilities from about 1 down to 1e-200 in one slice, each held to a relative 1e-6 (no absolute floor but
+    # float64's subnormals): a softmax that flushes tiny probabilities to 0, or lifts them by an eps, fails here.
+    # float64 only: a correct float32 softmax ends near 1e-38.
+    if precision.current() == precision.FLOAT64:
+        for s in ((3, 40), (64,)):
+            z = rng.uniform(-460.0, 0.0, size=s) + rng.uniform(-50.0, 50.0)
+            out, label = _run(cand, z)
+            check_close(out, ref.softmax(z), label, atol=1e-300,
+                        context="probabilities from about 1 down to 1e-200, each held to a relative 1e-6")
 
     # Every rung with scores of tens that are not on float32's grid: a switch to float32 above some size (or in
     # some number of axes) moves each probability by about 1e-6 of itself or more there.

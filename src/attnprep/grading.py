@@ -396,13 +396,17 @@ def difference_text(got: float, want: float, rtol: float, atol: float) -> str:
     return f"difference {diff:.2g}, tolerance {allowed:.2g}"
 
 
-def _rounding_note(arr: np.ndarray, want: np.ndarray) -> str:
-    """For float64 results off by no more than float32 rounding: say so, rather than let a formula take the blame."""
+def _rounding_note(arr: np.ndarray, want: np.ndarray, atol: float = ATOL) -> str:
+    """For float64 results off by no more than float32 rounding: say so, rather than let a formula take the blame.
+
+    Entries far below the largest count relative to the largest (1e-3 of the scale), unless the comparison itself
+    is relative down to tiny values (atol below 1e-12): then a tiny entry flushed to 0 is no rounding."""
     if precision.current() != precision.FLOAT64:
         return ""
     with np.errstate(all="ignore"):
         scale = precision.scale_of(want)
-        worst = np.abs(arr - want) / np.maximum(np.abs(want), 1e-3 * scale)
+        floor = 1e-3 * scale if atol >= 1e-12 else 1e-300
+        worst = np.abs(arr - want) / np.maximum(np.abs(want), floor)
         worst = float(np.max(worst, initial=0.0)) if np.isfinite(worst).all() else np.inf
     if worst <= 1e-4:
         return ("every entry is within 1e-4 of the expected one: a difference the size of float32 rounding (or of "
@@ -432,7 +436,7 @@ def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float 
         else:
             shown_got, shown_want = fmt(g), fmt(w)
         diff = difference_text(g, w, rtol, atol)
-        rounding = _rounding_note(arr, want)
+        rounding = _rounding_note(arr, want, atol)
         if question and rounding:  # a float64 result off by float32-sized rounding: the question is the point
             context = f"{context}: {question}" if context else question
         details = "; ".join(x for x in (f"{total:,} of {arr.size:,} entries differ", diff, rounding, context) if x)
