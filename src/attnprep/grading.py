@@ -142,6 +142,21 @@ def mistake(id: str, message: str, fn: str | None = None) -> Callable[[Callable]
     return mark
 
 
+class Earlier(NamedTuple):
+    """For Candidate.in_a_row: the value call number `call` returned, or its item at `index` (say (1,): a cache)."""
+    call: int
+    index: tuple[int, ...] = ()
+
+
+def _shift_refs(data: Any, by: int) -> Any:
+    """wire-encoded data with every array reference moved by `by` (its arrays appended after others)."""
+    if isinstance(data, list):
+        return [_shift_refs(v, by) for v in data]
+    if isinstance(data, dict):
+        return {k: (v + by if k in ("$nd", "$np") and type(v) is int else _shift_refs(v, by)) for k, v in data.items()}
+    return data
+
+
 class Candidate:
     """Proxy for the learner's module: `cand.softmax(z)` runs in the worker.
 
@@ -164,11 +179,14 @@ class Candidate:
             raise AttributeError(name)
         return lambda *args, **kwargs: self.call(name, *args, **kwargs)
 
-    def _request(self, fn: str, args: tuple, kwargs: dict, **extra: Any):
+    def _request(self, fn: str, args: tuple, kwargs: dict, then_blobs: list[bytes] | None = None, **extra: Any):
         blobs: list[bytes] = []
         header = {"op": "call", "fn": fn, "args": wire.encode(list(args), blobs),
                   "kwargs": {"$dict": [[k, wire.encode(v, blobs)] for k, v in kwargs.items()]},
                   "return_args": True, **extra}
+        if then_blobs:  # in_a_row's further calls: their array references move past this call's arrays
+            header["then"] = _shift_refs(header["then"], len(blobs))
+            blobs += then_blobs
         reply = self._send(header, blobs)
         head = reply.header
         kind = head.get("kind")
@@ -250,6 +268,23 @@ class Candidate:
         if not (isinstance(traced, int) and traced >= 0):
             raise Fail(f"{fn} switched off memory tracing, so its memory use cannot be measured")
         return reply.value, traced
+
+    def in_a_row(self, calls: list[tuple[str, tuple, dict]]) -> list[Any]:
+        """Make the calls one after another in the worker, and only then read every result back.
+
+        A result that is a view into a buffer the function keeps (and overwrites on its next call) shows as
+        changed: a caller that holds two results at once (two sequences, two beams) gets the second twice. An
+        argument `Earlier(i, index)` of a later call is what call i returned (its item at `index`), as the
+        worker holds it: a cache fed back exactly as it was returned."""
+        (fn, args, kwargs), rest = calls[0], calls[1:]
+        if not rest:
+            return [self._request(fn, args, kwargs).value]
+        blobs: list[bytes] = []
+        then = [{"fn": f, "args": [{"$prev": v.call, "index": list(v.index)} if isinstance(v, Earlier)
+                                   else wire.encode(v, blobs) for v in a],
+                 "kwargs": {"$dict": [[k, wire.encode(v, blobs)] for k, v in kw.items()]}}
+                for f, a, kw in rest]
+        return self._request(fn, args, kwargs, then=then, then_blobs=blobs).value
 
     def repeat(self, n: int, fn: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call `fn` n times in a row on the same argument objects (one rng, say)."""

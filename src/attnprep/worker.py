@@ -263,6 +263,18 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
                 adapter.seeds.clear()  # the generators of this call only
                 args, kwargs = adapter.to_torch(args), adapter.to_torch(kwargs)
             repeat, traced = header.get("repeat"), header.get("trace_memory")
+            # Further calls made before any result is read back (Candidate.in_a_row). An argument {"$prev": i,
+            # "index": [...]} is the live object an earlier call returned (a cache fed back as it was returned).
+            then = []
+            for extra in header.get("then") or []:
+                raw = extra.get("args", [])
+                prev = {i: a for i, a in enumerate(raw) if isinstance(a, dict) and "$prev" in a}
+                more_args = decode([None if i in prev else a for i, a in enumerate(raw)], blobs,
+                                   build_rng=adapter is None)
+                more_kwargs = decode(extra.get("kwargs", {}), blobs, build_rng=adapter is None)
+                if adapter is not None:
+                    more_args, more_kwargs = adapter.to_torch(more_args), adapter.to_torch(more_kwargs)
+                then.append((namespace.get(extra.get("fn")), more_args, more_kwargs, prev))
             peak = None
             if traced:
                 trace_start()
@@ -272,6 +284,16 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
                     result = fn(*args, **kwargs)
                 else:
                     result = [fn(*args, **kwargs) for _ in range(int(repeat))]
+                if then:
+                    results = [result]
+                    for more, more_args, more_kwargs, prev in then:
+                        for i, ref in prev.items():
+                            value = results[int(ref["$prev"])]
+                            for step in ref.get("index", []):
+                                value = value[int(step)]
+                            more_args[i] = value
+                        results.append(more(*more_args, **more_kwargs))
+                    result = results
             except BaseException as exc:
                 if traced and tracing():
                     trace_stop()
