@@ -445,7 +445,7 @@ def _rounding_note(arr: np.ndarray, want: np.ndarray, atol: float = ATOL) -> str
         worst = float(np.max(worst, initial=0.0)) if np.isfinite(worst).all() else np.inf
     if worst <= 1e-4:
         return ("every entry is within 1e-4 of the expected one: a difference the size of float32 rounding (or of "
-                "a small constant such as eps), not of a wrong formula")
+                "an eps), not of a wrong formula")
     return ""
 
 
