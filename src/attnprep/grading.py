@@ -290,6 +290,11 @@ class Candidate:
         """Call `fn` n times in a row on the same argument objects (one rng, say)."""
         return self._request(fn, args, kwargs, repeat=int(n)).value
 
+    def repeat_global_seed(self, seed: int, n: int, fn: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """As `repeat`, with NumPy's global random state (np.random.seed) and Python's `random` seeded first:
+        the same draws twice over from one seed mean the function draws from that global state."""
+        return self._request(fn, args, kwargs, repeat=int(n), global_seed=int(seed)).value
+
 
 # -- evidence helpers -----------------------------------------------------------
 

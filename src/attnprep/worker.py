@@ -191,6 +191,7 @@ def _exception_reply(exc: BaseException, filename: str) -> dict:
 
 
 def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
+    import random as py_random
     import types
 
     import numpy as np
@@ -276,6 +277,9 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
                     more_args, more_kwargs = adapter.to_torch(more_args), adapter.to_torch(more_kwargs)
                 then.append((namespace.get(extra.get("fn")), more_args, more_kwargs, prev))
             peak = None
+            if header.get("global_seed") is not None:  # Candidate.repeat_global_seed: is np.random's state used?
+                np.random.seed(int(header["global_seed"]))
+                py_random.seed(int(header["global_seed"]))
             if traced:
                 trace_start()
             started = monotonic()
