@@ -30,6 +30,9 @@ FUNCTIONS = ("route_top_k", "load_balance_loss")
 
 # (T, d, E, k): k = 1, k = E, T = 1, T < E and T > E, d both above and below E.
 CONFIGS = [(6, 4, 8, 2), (1, 3, 4, 1), (10, 5, 6, 6), (7, 8, 16, 4), (5, 2, 3, 3), (12, 6, 5, 1), (9, 7, 10, 3)]
+# More experts than a uint8 holds (the experts past 255 get the largest logits): indices stored in a small integer
+# type wrap to other experts.
+MANY_EXPERTS = (4, 5, 300, 3)
 
 
 def _softmax(z):
@@ -90,10 +93,16 @@ def _route_cases(rng, scale=1.0):
         yield (*_inputs(rng, T, d, E, scale), k, "")
     for T, d, E, k in TIED:
         yield (*_tied_inputs(rng, T, d, E), k, TIES)
+    T, d, E, k = MANY_EXPERTS
+    x, W = _inputs(rng, T, d, E, scale)
+    W[:, 256:] *= 20.0  # the experts past 255 reach the largest logits: every token's top k is among them
+    yield x, W, k, f"E = {E} experts, the largest logits on experts past 255"
 
 
 def _ints(value, what):
-    """An index array: integer dtype, or floats that hold whole numbers."""
+    """An index array: integers (an int array, or a list of Python ints), as the contract's "(T, k) integers" says.
+
+    Floats that hold whole numbers are refused too: they cannot index the experts (W[idx] raises IndexError)."""
     arr = as_array(value, what)
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64)
@@ -102,7 +111,9 @@ def _ints(value, what):
     arr = as_float(arr, what)
     if not np.all(np.isfinite(arr)) or not np.array_equal(arr, np.round(arr)):
         raise Fail(f"{what} holds non-integer values (dtype {arr.dtype}); expected expert indices")
-    return arr.astype(np.int64)
+    raise Fail(f"{what} holds whole numbers as floats (dtype {arr.dtype}); expert indices are integers: an int "
+               "array (np.argsort and np.argpartition give int64; np.zeros((T, k), dtype=int) for one you fill) "
+               "or a list of ints. Float indices cannot index an array")
 
 
 def _route(cand, x, W, k):
