@@ -2,8 +2,7 @@
 # expect: fail bad-input
 # must-pass: per-token seed-table matches-reference linear batch gqa-ratio bits integer max-tokens
 # diagnosis: rejects-empty-batch
-# mistake: validates batch_size like the sizes (batch_size < 1 raises), but a batch of zero sequences is allowed and
-#          caches nothing
+# mistake: validates batch_size like the sizes (batch_size < 1 raises), but a batch of zero sequences is allowed and caches nothing
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
     for name, v in (("n_layers", n_layers), ("n_kv_heads", n_kv_heads), ("head_dim", head_dim), ("bits", bits),
                     ("batch_size", batch_size)):

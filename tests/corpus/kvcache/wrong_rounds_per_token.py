@@ -1,8 +1,7 @@
 # attnprep: kvcache
 # expect: fail bits
 # must-pass: integer
-# mistake: rounds each token's bytes up to a whole byte, then multiplies by the token count (rounds many times, not
-#          once)
+# mistake: rounds each token's bytes up to a whole byte, then multiplies by the token count (rounds many times, not once)
 # diagnosis: rounds-each-token
 def _bytes_per_token(n_layers, n_kv_heads, head_dim, bits):
     return -(-2 * n_layers * n_kv_heads * head_dim * bits // 8)
