@@ -78,15 +78,16 @@ def matches_reference(cand, ref, rng):
     for s in ((4, 6), (2, 3, 5)):
         z = 300.0 + rng.normal(scale=3.0, size=s)
         out, label = _run(cand, z)
-        check_close(out, ref.softmax(z), label, context="scores near 300: is the arithmetic done in float64?")
+        check_close(out, ref.softmax(z), label, context="scores near 300",
+                    question="is the arithmetic done in float64?")
 
     # Every rung with scores of tens that are not on float32's grid: a switch to float32 above some size (or in
     # some number of axes) moves each probability by about 1e-6 of itself or more there.
     def judge(rung):
         z = beyond_f32(rng, rung.value, scale=20.0, offset=float(rng.uniform(-50.0, 50.0)))
         out, label = _run(cand, z)
-        check_close(out, ref.softmax(z), label, context="scores of about 20 to 100, not on float32's grid: "
-                                                        "is the arithmetic done in float64 at this size?")
+        check_close(out, ref.softmax(z), label, context="scores of about 20 to 100, not on float32's grid",
+                    question="is the arithmetic done in float64 at this size?")
     first_failing(SMALL_LADDER + LARGE_LADDER, judge)
 
 

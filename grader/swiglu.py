@@ -319,8 +319,8 @@ def matches_reference(cand, ref, rng):
         x = beyond_f32(rng, x_shape, scale=3.0)
         weights = _weights(rng, x_shape[-1], d_ff)
         out, label = _call(cand, x, *weights)
-        check_close(out, ref.swiglu(x, *weights), label, context="inputs off float32's grid: is everything "
-                                                                 "computed in float64 at this size?")
+        check_close(out, ref.swiglu(x, *weights), label, context="inputs off float32's grid",
+                    question="is everything computed in float64 at this size?")
     first_failing([*LADDER, LARGE], judge)
 
 

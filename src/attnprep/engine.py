@@ -310,7 +310,7 @@ def _precision_of(module: ModuleType, session: Session, seed: int, end: float) -
             if i >= PRECISION_PROBES:
                 break
             try:
-                reply = cand._request(fn, args, kwargs)
+                reply = cand.reply(fn, *args, **kwargs)
             except (CandidateError, Fail):
                 continue
             # A PyTorch bfloat16 result arrives as float32 (NumPy has no bfloat16); the worker says so.

@@ -209,6 +209,11 @@ class Candidate:
         """Call one candidate function and return its result as plain data."""
         return self._request(fn, args, kwargs).value
 
+    def reply(self, fn: str, *args: Any, **kwargs: Any) -> Any:
+        """As `call`, but the worker's whole reply: `.value`, and `.header` with what the worker noted about the
+        result (`bfloat16`: a PyTorch bfloat16 tensor sent as float32)."""
+        return self._request(fn, args, kwargs)
+
     def call_as(self, label: str, fn: str, *args: Any, **kwargs: Any) -> Any:
         """Call `fn`; an exception it raises is reported under `label` (say, the argument shapes)."""
         try:
@@ -403,8 +408,12 @@ def _rounding_note(arr: np.ndarray, want: np.ndarray) -> str:
 
 
 def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float = ATOL,
-                context: str = "") -> np.ndarray:
-    """Fail with one concrete wrong entry when `got` is not close to `want`."""
+                context: str = "", question: str = "") -> np.ndarray:
+    """Fail with one concrete wrong entry when `got` is not close to `want`.
+
+    `context` describes the inputs ("scores near 300"); `question` asks about precision ("is everything
+    computed in float64?") and is shown only when the difference is rounding-sized: a larger one is no
+    precision problem, and asking would point the learner the wrong way."""
     arr = as_float(got, what)
     want = np.asarray(want, dtype=np.float64)
     check_shape(arr, want.shape, what)
@@ -421,10 +430,8 @@ def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float 
             shown_got, shown_want = fmt(g), fmt(w)
         diff = difference_text(g, w, rtol, atol)
         rounding = _rounding_note(arr, want)
-        if not rounding and ("float32" in context or "float64" in context) and ":" in context:
-            # "inputs off float32's grid: is everything computed in float64?" asks about precision; a difference
-            # larger than rounding is no precision problem, so only the description of the inputs stays.
-            context = context.split(":", 1)[0]
+        if question and rounding:  # a float64 result off by float32-sized rounding: the question is the point
+            context = f"{context}: {question}" if context else question
         details = "; ".join(x for x in (f"{total:,} of {arr.size:,} entries differ", diff, rounding, context) if x)
         raise Fail(f"{what}{where} is {shown_got}, expected {shown_want} ({details})")
     return arr

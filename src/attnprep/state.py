@@ -281,7 +281,9 @@ def _write_atomic(path: Path, data: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".progress-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1)
+            # json.dumps (one shot, no indent) runs the C encoder; json.dump with an indent runs the pure-Python
+            # one, which took tens of ms a check on a year of history, three times a check.
+            handle.write(json.dumps(data, separators=(",", ":")))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
