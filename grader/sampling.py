@@ -1,5 +1,7 @@
 """Hidden checks for the `sampling` exercise."""
 
+import itertools
+
 import numpy as np
 
 from attnprep import precision
@@ -779,30 +781,20 @@ GOOD_VALUES = {"temperature": (0.0, 0.8), "top_k": 3, "top_p": 0.9}
 
 
 def _bad_calls():
-    """(bad argument, the path it is tried on, the keyword arguments), every bad value on every path."""
+    """(the bad argument, the path it is tried on, all the keyword arguments): every bad value on every path."""
     for name, values in BAD_VALUES.items():
         others = [k for k in ("top_k", "top_p") if k != name]
         temps = [None] if name == "temperature" else GOOD_VALUES["temperature"]
-        for value in values:
-            for t in temps:
-                for n_filters in range(len(others) + 1):
-                    for with_filters in _subsets(others, n_filters):
-                        path = {} if t is None else {"temperature": t}
-                        path.update({k: GOOD_VALUES[k] for k in with_filters})
-                        yield {name: value}, path, {**path, name: value}
-
-
-def _subsets(items, n):
-    if n == 0:
-        yield ()
-        return
-    for i, item in enumerate(items):
-        for rest in _subsets(items[i + 1:], n - 1):
-            yield (item, *rest)
+        for value, t in itertools.product(values, temps):
+            for n in range(len(others) + 1):
+                for with_filters in itertools.combinations(others, n):
+                    path = {} if t is None else {"temperature": t}
+                    path.update({k: GOOD_VALUES[k] for k in with_filters})
+                    yield {name: value}, path, {**path, name: value}
 
 
 def _path_text(bad, path, fn):
-    """'at temperature=0 (greedy), top_p=0.9, top_k=0 was accepted by sampling_probs' without the verb."""
+    """Where the bad value was tried: 'at temperature=0 (greedy), top_p=0.9, top_k=0 in sampling_probs'."""
     (name, value), = bad.items()
     where = ", ".join(f"{k}={fmt(v)}" + (" (greedy)" if k == "temperature" and v == 0 else "") for k, v in path.items())
     return (f"at {where}, " if where else "with nothing else given, ") + f"{name}={fmt(value)} in {fn}"
