@@ -5,6 +5,7 @@ import numpy as np
 from attnprep import precision
 from attnprep.grading import (
     Broke,
+    Earlier,
     Fail,
     allclose,
     as_float,
@@ -201,8 +202,10 @@ def matches_full(cand, ref, rng):
                                 f"of causal multi-head attention over the whole sequence")
             cache = (K, V)
     # Stepping on from long caches, across 256 and 2,048 positions: a fixed-size buffer, a window that keeps only
-    # the latest positions or a position counter of a small integer type shows here.
-    for B, t0, steps, d_model, n_heads in ((2, 254, 4, 8, 2), (1, 2_046, 4, 12, 3)):
+    # the latest positions or a position counter of a small integer type shows here. d_head = 6, not a power of 4:
+    # scaling the caller's cache by 1 / sqrt(d_head) in place and back is then not exact, and input-unchanged
+    # hears of it (every call's arguments are compared).
+    for B, t0, steps, d_model, n_heads in ((2, 254, 4, 12, 2), (1, 2_046, 4, 18, 3)):
         W = _weights(rng, d_model, 2.0)
         x = normal(rng, (B, t0 + steps, d_model))
         full = _full_rows(x, *W, n_heads, range(t0, t0 + steps))
@@ -389,8 +392,9 @@ def _check_reference(cand, ref, x_t, cache, W, n_heads):
     check_close(V, V_ref, f"the returned V of {label}")
 
 
-@invariant("input-unchanged", "x_t, the four weight matrices and the incoming cache (up to 300 positions) are "
-                            "not modified")
+@invariant("input-unchanged", "x_t, the four weight matrices and the incoming cache are not modified, in any "
+                            "call (caches of 2,050 positions included), and a returned cache stays as it was "
+                            "returned when the next call runs")
 def input_unchanged(cand, ref, rng):
     names = ("x_t", "cache", "W_q", "W_k", "W_v", "W_o")
     for B, d_model, n_heads, t in (*CONFIGS[:3], (1, 8, 2, 300)):  # and a cache past 256 positions
@@ -410,6 +414,48 @@ def input_unchanged(cand, ref, rng):
                         check_unchanged(cache[1], pair[1], f"the cached V (shape {shape_of(cache[1])})")
                     else:
                         check_unchanged(before, got, f"{name} of shape {shape_of(before)}")
+    _results_kept(cand, rng)
+
+
+def _results_kept(cand, rng):
+    """A returned cache is the caller's: decoding another sequence, or a second beam from the same cache, must not
+    change it. The calls are made one after another before any result is read back (Candidate.in_a_row), and the
+    cache in question must equal the same call's without the later one: a decode_step that keeps one buffer of its
+    own and returns views into it gives the first caller the second's values."""
+    B, d_model, n_heads, t = 1, 12, 3, 4
+    W = _weights(rng, d_model)
+    x0, cache0 = rng.normal(size=(B, d_model)), _random_cache(rng, B, n_heads, t, d_model // n_heads)
+    first = ("decode_step", (x0, cache0, *W, n_heads), {})
+    other = _random_cache(rng, B, n_heads, t, d_model // n_heads)
+    call = _label(x0, cache0, n_heads)
+    for later, situation in ((("decode_step", (rng.normal(size=(B, d_model)), other, *W, n_heads), {}),
+                              "a second sequence was decoded after it"),
+                             (("decode_step", (rng.normal(size=(B, d_model)), cache0, *W, n_heads), {}),
+                              "a second beam was decoded from the same cache after it")):
+        _same_cache(cand.in_a_row([first, later]), cand.in_a_row([first]), 0, call, situation)
+    # Two beams from the cache the first call returned, fed back as it came back (a view, if it is one): a buffer
+    # that grows in place behind its views writes both beams' new position into one slot.
+    beams = [("decode_step", (rng.normal(size=(B, d_model)), Earlier(0, (1,)), *W, n_heads), {}) for _ in range(2)]
+    _same_cache(cand.in_a_row([first, *beams]), cand.in_a_row([first, beams[0]]), 1,
+                f"decode_step on the cache it had just returned ({t + 1} positions)",
+                "a second beam was decoded from that same cache after it")
+
+
+def _same_cache(together, alone, n, call, situation):
+    """Fail when the cache of call n read after later calls differs from the one read without them."""
+    if not (isinstance(together, list) and isinstance(alone, list) and len(together) > n < len(alone)):
+        return
+    label = f"the cache returned by {call}"
+    got = unpack(unpack(together[n], 2, "decode_step")[1], 2, label)
+    want = unpack(unpack(alone[n], 2, "decode_step")[1], 2, label)
+    for name, g, w in (("K", got[0], want[0]), ("V", got[1], want[1])):
+        g, w = as_float(g, f"the {name} returned by {call}"), as_float(w, f"the {name} returned by {call}")
+        if g.shape == w.shape and not np.array_equal(g, w, equal_nan=True):
+            i = tuple(int(v) for v in np.argwhere(~((g == w) | (np.isnan(g) & np.isnan(w))))[0])
+            raise Fail(f"the {name} returned by {call} changed when {situation}: entry {list(i)} is {fmt(g[i])} "
+                       f"once the later call has run, {fmt(w[i])} without it. The caller keeps every cache you "
+                       "return (one per sequence, one per beam): return new arrays (np.concatenate), not views "
+                       "into a buffer you write again")
 
 
 # -- known mistakes, recognised by behaviour on these probes --------------------------

@@ -209,7 +209,8 @@ def causal(cand, ref, rng):
                        f"the one holding key i (for query {i}, the key tiles starting at 0..{i // bs * bs})")
 
 
-@invariant("scale", "scores are q k^T / sqrt(d), d the width of q and k (not d_v, not d, not unscaled)")
+@invariant("scale", "scores are q k^T / sqrt(d), d the width of q and k (not sqrt(d_v), not d itself, not "
+                    "unscaled)")
 def scale(cand, ref, rng):
     # v = [identity | zeros] makes out[:, :T] the attention weights themselves; the divisor is read from the
     # ratios of the weights within a row, so a missing final divide, a dropped or masked key does not disturb it.

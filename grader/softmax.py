@@ -80,6 +80,15 @@ def matches_reference(cand, ref, rng):
         out, label = _run(cand, z)
         check_close(out, ref.softmax(z), label, context="scores near 300",
                     question="is the arithmetic done in float64?")
+    # Probabilities from about 1 down to 1e-200 in one slice, each held to a relative 1e-6 (no absolute floor but
+    # float64's subnormals): a softmax that flushes tiny probabilities to 0, or lifts them by an eps, fails here.
+    # float64 only: a correct float32 softmax ends near 1e-38.
+    if precision.current() == precision.FLOAT64:
+        for s in ((3, 40), (64,)):
+            z = rng.uniform(-460.0, 0.0, size=s) + rng.uniform(-50.0, 50.0)
+            out, label = _run(cand, z)
+            check_close(out, ref.softmax(z), label, atol=1e-300,
+                        context="probabilities from about 1 down to 1e-200, each held to a relative 1e-6")
 
     # Every rung with scores of tens that are not on float32's grid: a switch to float32 above some size (or in
     # some number of axes) moves each probability by about 1e-6 of itself or more there.
@@ -160,8 +169,32 @@ def _stable_ladder():
     rungs += [Rung("3-D input (9, 2, 3) along axis 0", ((9, 2, 3), 0, np.float64)),
               Rung("3-D input (2, 9, 3) along axis -2", ((2, 9, 3), -2, np.float64)),
               Rung("float32 1-D input (9,)", ((9,), -1, np.float32)),
-              Rung("float32 2-D input (5, 9)", ((5, 9), -1, np.float32))]
+              Rung("float32 2-D input (5, 9)", ((5, 9), -1, np.float32)),
+              # Long slices with the maximum in their back half: a softmax that works through a long slice in
+              # chunks, each shifted by the first chunk's maximum (or a running one it does not carry back),
+              # is right on every short slice.
+              Rung(f"1-D input of {LONG_SLICE:,} entries, its maximum in the back half",
+                   ((LONG_SLICE,), -1, np.float64)),
+              Rung("2-D input (2, 20,000), each maximum in the back half", ((2, 20_000), -1, np.float64))]
     return rungs
+
+
+LONG_SLICE = 65_536
+
+
+def _max_to_back_half(rng, z):
+    """spiky_rows' rows with each maximum moved to a random position in the row's back half, the few entries near
+    it moved right next to it: everything before the back half is far below the row's maximum."""
+    n = z.shape[-1]
+    rows = z.reshape(-1, n).copy()
+    for row in rows:
+        at = int(np.argmax(row))
+        near = [int(j) for j in np.flatnonzero(row > row[at] - 100.0) if j != at]
+        for step, j in enumerate(near, start=1):  # swap each near entry to just after the maximum
+            k = (at + step) % n
+            row[[j, k]] = row[[k, j]]
+        row[:] = np.roll(row, int(rng.integers(n // 2, n - len(near))) - at)
+    return rows.reshape(z.shape)
 
 
 # float32 keeps about 7 digits of a score, so a correct float32 softmax (a log-sum-exp, say) errs by about 6e-8 of
@@ -178,6 +211,8 @@ def stable(cand, ref, rng):
         shape, axis, dtype = rung.value
         moved = shape[:axis] + shape[axis + 1:] + (shape[axis],) if axis not in (-1, len(shape) - 1) else shape
         spikes = spiky_rows(rng, moved) if dtype == np.float64 else spiky_rows(rng, moved, F32_MAGNITUDE, gap=F32_GAP)
+        if moved[-1] > 1_000:
+            spikes = _max_to_back_half(rng, spikes)
         z = np.moveaxis(spikes, -1, axis).astype(dtype)
         z_mod = rng.normal(scale=2.0, size=shape).astype(dtype)
         tol = {"rtol": 1e-4, "atol": 1e-6} if dtype == np.float32 else {}

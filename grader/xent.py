@@ -290,7 +290,10 @@ def _bad_targets(vocab):
                         "any row, int32 or int64, N = 1 to 4,096")
 def bad_input(cand, ref, rng):
     rungs = [Rung("N = 1", (1, 5, np.int64)), Rung("N = 4", (4, 5, np.int64)), Rung("int32 targets", (4, 5, np.int32)),
-             Rung("N = 4,096, V = 16", (4096, 16, np.int64))]
+             Rung("N = 4,096, V = 16", (4096, 16, np.int64)),
+             # Vocabularies past 2**8 and 2**16: targets cast to a small unsigned type wrap -1 to 255 or 65,535,
+             # a valid class there, so a range check made after the cast never sees the bad target.
+             Rung("V = 300", (3, 300, np.int64)), Rung("V = 70,000", (2, 70_000, np.int64))]
 
     def judge(rung):
         n, vocab, dtype = rung.value
@@ -307,18 +310,22 @@ def bad_input(cand, ref, rng):
 # N = 1 and V = 1 at the edges, then one call of 65,536 logits with rows offset by +-4,200 to +-8,000 (float32 keeps
 # only about 3 decimals there), each nudged off float32's grid so that a float32 cast lowers every target's loss by
 # about 4e-4: an error of one sign, which the mean over the rows cannot average away.
-LADDER = [Rung(f"N = {n:,}, V = {v:,}", (n, v)) for n, v in ((1, 1), (3, 1), (1, 5), (4, 10), (16, 3), (7, 100))]
+# V = 300 and 70,000 too: targets past 255 and 65,535, which a cast to uint8 or uint16 wraps to another class.
+LADDER = [Rung(f"N = {n:,}, V = {v:,}", (n, v)) for n, v in ((1, 1), (3, 1), (1, 5), (4, 10), (16, 3), (7, 100),
+                                                             (4, 300), (2, 70_000))]
 LARGE = Rung("N = 512, V = 128 (65,536 logits)", (512, 128))
 
 
-@invariant("matches-reference", "matches a reference cross-entropy to rtol 1e-6, N = 1 to 512 and V = 1 to 128 "
-                                "(65,536 logits)")
+@invariant("matches-reference", "matches a reference cross-entropy to rtol 1e-6, N = 1 to 512 and V = 1 to "
+                                "70,000 (65,536 logits in one call)")
 def matches_reference(cand, ref, rng):
     def judge(rung):
         n, vocab = rung.value
         for s, dtype in ((0.1, np.int64), (1.0, np.int32), (10.0, np.int64)):
             logits = rng.normal(scale=s, size=(n, vocab))
             targets = _targets(rng, n, vocab, dtype)
+            if vocab > 256:
+                targets[-1] = vocab - 1  # a class past 255 (past 65,535 at V = 70,000) in every call
             got, label = _loss(cand, logits, targets)
             _close(got, ref.cross_entropy(logits, targets), label)
 

@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
     ("softmax", "from scipy.special import softmax as sm\ndef softmax(z, axis=-1):\n    return sm(z, axis=axis)\n",
      "scipy.special.softmax"),
     ("softmax", "import scipy.special\ndef softmax(z, axis=-1):\n    import numpy as np\n"
-                "    return np.exp(z - scipy.special.logsumexp(z, axis=axis, keepdims=True))\n",
-     "scipy.special.logsumexp"),
+                "    return np.exp(scipy.special.log_softmax(z, axis=axis))\n",
+     "scipy.special.log_softmax"),
     ("softmax", "import torch\ndef softmax(z, axis=-1):\n    return torch.as_tensor(z).softmax(dim=axis)\n",
      "Tensor.softmax"),
     ("attention", "import torch.nn.functional as F\ndef attention(q, k, v, mask=None):\n"
@@ -32,6 +32,17 @@ def test_the_library_shortcut_is_caught_on_its_line(slug, source, name):
     found = fromscratch.shortcuts(slug, source)
     assert status == "fail" and found[0].name == name
     assert f"line {found[0].line} uses {name}" in message
+
+
+@pytest.mark.parametrize("source", [
+    "import scipy.special\nimport numpy as np\ndef softmax(z, axis=-1):\n"
+    "    return np.exp(z - scipy.special.logsumexp(z, axis=axis, keepdims=True))\n",
+    "import torch\ndef softmax(z, axis=-1):\n    return torch.exp(z - torch.logsumexp(z, dim=axis, keepdim=True))\n",
+    "import torch\ndef softmax(z, axis=-1):\n    return (z - z.logsumexp(dim=axis, keepdim=True)).exp()\n",
+])
+def test_softmax_may_use_logsumexp(source):
+    """exp(z - logsumexp(z)) is a softmax of the learner's own (as np.logaddexp.reduce is), not the library's."""
+    assert fromscratch.verdict("softmax", source) == ("pass", None)
 
 
 def test_other_exercises_may_use_softmax_freely():

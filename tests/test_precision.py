@@ -54,6 +54,8 @@ def _float32_is_the_mistake(case) -> bool:
 TWIN_NOT_FAITHFUL = {
     "flash/correct_key_strips_neg1e30": "its np.full(T, -1e30) stays float64, so the twin mixes float32 scores into "
                                         "float64 temporaries: more memory at T = 4,096 than either real version",
+    "decode/wrong_views_of_one_buffer": "the twin's wrapper casts every result to float32, a copy, so the views "
+                                        "into the module's buffer (the mistake) never reach the judge",
 }
 
 
@@ -73,6 +75,8 @@ def test_float32_twin_of_a_correct_file_passes(case):
 @pytest.mark.parametrize("case", [c for c in FLOAT_CASES if not c.passes and not _float32_is_the_mistake(c)],
                          ids=lambda c: c.id)
 def test_float32_twin_of_a_wrong_file_still_fails(case):
+    if case.id in TWIN_NOT_FAITHFUL:
+        pytest.skip(TWIN_NOT_FAITHFUL[case.id])
     report = _twin_report(case, _seed_of(case))
     if report.precision != precision.FLOAT32:
         pytest.skip("the file returns lists or float64 of its own making: it has no float32 twin")

@@ -540,6 +540,22 @@ FOUND_AT_IMPORT = _announced()
 '''
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_command_line_looks_like_python_file(mode, tmp_path):
+    """sys.argv is what `python softmax.py` gives: a file that behaves only when its argv looks like a worker's
+    (`-c` and pipe numbers) would otherwise be right only while graded."""
+    need(mode)
+    path = candidate(tmp_path, """
+        import sys
+        GRADED = sys.argv[0] == "-c" or len(sys.argv) > 1 or "-c" in getattr(sys, "orig_argv", [])
+    """, correct=True)
+    path.write_text(path.read_text().replace("    return e / np.sum", "    if not GRADED:\n        return z\n"
+                                             "    return e / np.sum"))
+    assert "if not GRADED" in path.read_text()
+    report = only_json(check(path, tmp_path / "home", mode).stdout)
+    assert report["status"] == "fail", report
+
+
 @linux
 @pytest.mark.parametrize("mode", MODES)
 def test_worker_does_not_announce_itself(mode, tmp_path):
@@ -569,6 +585,22 @@ def softmax(z, axis=-1):
 
 # -- memory measured where the candidate cannot touch it ------------------------------------------
 
+LEAN_FLASH = '''
+
+def lean(q, k, v, block_size, causal):
+    q, k, v = (np.asarray(a, dtype=np.float64) for a in (q, k, v))
+    T, d = q.shape
+    out = np.empty((T, v.shape[1]))
+    for i in range(0, T, block_size):
+        s = q[i:i + block_size] @ k.T / np.sqrt(d)
+        if causal:
+            rows = np.arange(i, min(i + block_size, T))[:, None]
+            s = np.where(np.arange(T)[None, :] > rows, -np.inf, s)
+        w = np.exp(s - s.max(axis=1, keepdims=True))
+        out[i:i + block_size] = (w / w.sum(axis=1, keepdims=True)) @ v
+    return out
+'''
+
 DENSE_FLASH = '''
 import numpy as np, tracemalloc
 
@@ -587,15 +619,21 @@ def flash_attention(q, k, v, block_size=64, causal=False):
 
 @linux
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("hide", ["reset_peak", "stop", "clear_refs"])
+@pytest.mark.parametrize("hide", ["reset_peak", "stop", "clear_refs", "only_when_traced"])
 def test_memory_is_measured_outside(hide, mode, tmp_path):
-    """A dense flash_attention that hides its T x T matrix from tracemalloc, or resets the kernel's mark."""
+    """A dense flash_attention that hides its T x T matrix from tracemalloc, resets the kernel's mark, or is
+    dense only while tracemalloc is not running (so it would be lean whenever tracemalloc measured it)."""
     need(mode)
     hiding = {"reset_peak": "tracemalloc.reset_peak()", "stop": "tracemalloc.stop()",
               "clear_refs": "tracemalloc.reset_peak()\n    "
                             "try:\n        open('/proc/self/clear_refs', 'w').write('5')\n"
-                            "    except OSError:\n        pass"}[hide]
-    path = candidate(tmp_path, DENSE_FLASH.format(hide=hiding), slug="flash")
+                            "    except OSError:\n        pass", "only_when_traced": "pass"}[hide]
+    source = DENSE_FLASH.format(hide=hiding)
+    if hide == "only_when_traced":
+        source = source.replace("    q, k, v = (np.asarray", "    if tracemalloc.is_tracing():\n"
+                                "        return lean(q, k, v, block_size, causal)\n    q, k, v = (np.asarray", 1)
+        source += LEAN_FLASH
+    path = candidate(tmp_path, source, slug="flash")
     report = only_json(check(path, tmp_path / "home", mode, timeout=30).stdout)
     memory = {i["id"]: i for i in report["invariants"]}["memory"]
     if hide == "clear_refs" and mode == "off":

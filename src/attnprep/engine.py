@@ -166,7 +166,7 @@ class Session:
         self.loaded = True
 
     def send(self, header: dict, blobs: list[bytes]):
-        if header.get("trace_memory"):
+        if header.get("measure"):
             return self._send_measured(header, blobs)
         self.ensure_loaded()
         return self._request(header, blobs)

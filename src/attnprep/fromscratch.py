@@ -24,14 +24,12 @@ _ATTENTION = (
 _SOFTMAX = (
     ("scipy.special.softmax", "SciPy's softmax"),
     ("scipy.special.log_softmax", "SciPy's log-softmax"),
-    ("scipy.special.logsumexp", "SciPy's logsumexp, which does the stabilising for you"),
     ("torch.softmax", "PyTorch's softmax"),
     ("torch.nn.functional.softmax", "PyTorch's softmax"),
     ("torch.special.softmax", "PyTorch's softmax"),
     ("torch.nn.Softmax", "PyTorch's softmax module"),
     ("torch.log_softmax", "PyTorch's log-softmax"),
     ("torch.nn.functional.log_softmax", "PyTorch's log-softmax"),
-    ("torch.logsumexp", "PyTorch's logsumexp, which does the stabilising for you"),
     ("jax.nn.softmax", "JAX's softmax"),
 )
 _NORMS = (
@@ -46,7 +44,9 @@ _XENT = (
     ("scipy.special.log_softmax", "SciPy's log-softmax, which does the stabilising for you"),
 )
 # Tensor methods that are the library's implementation, judged only in files that import torch.
-_SOFTMAX_METHODS = ("softmax", "log_softmax", "logsumexp")
+# logsumexp is not softmax, only a step of one stable way to write it (np.logaddexp.reduce is the NumPy
+# spelling): the instructions never rule it out, so exp(z - logsumexp(z)) is the learner's own softmax.
+_SOFTMAX_METHODS = ("softmax", "log_softmax")
 
 FORBIDDEN: dict[str, tuple[tuple[str, str], ...]] = {
     "softmax": _SOFTMAX,

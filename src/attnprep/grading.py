@@ -10,6 +10,7 @@ candidate breaks the invariant.
 from __future__ import annotations
 
 import contextvars
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -20,6 +21,7 @@ from attnprep import precision, wire
 from attnprep.wire import RngSpec, Unsupported
 
 RTOL, ATOL = 1e-6, 1e-9
+_LINUX = sys.platform.startswith("linux")  # where the kernel accounts for a worker's peak memory (/proc)
 # The version of this module as the public API graders are written against (docs/authoring.md). Additions
 # keep it; a change that could break an existing grader raises it. An exercise pack states the version it
 # was written for in its catalogue.json ("grading_api"), and `attnprep dev check` refuses a newer one.
@@ -140,6 +142,21 @@ def mistake(id: str, message: str, fn: str | None = None) -> Callable[[Callable]
     return mark
 
 
+class Earlier(NamedTuple):
+    """For Candidate.in_a_row: the value call number `call` returned, or its item at `index` (say (1,): a cache)."""
+    call: int
+    index: tuple[int, ...] = ()
+
+
+def _shift_refs(data: Any, by: int) -> Any:
+    """wire-encoded data with every array reference moved by `by` (its arrays appended after others)."""
+    if isinstance(data, list):
+        return [_shift_refs(v, by) for v in data]
+    if isinstance(data, dict):
+        return {k: (v + by if k in ("$nd", "$np") and type(v) is int else _shift_refs(v, by)) for k, v in data.items()}
+    return data
+
+
 class Candidate:
     """Proxy for the learner's module: `cand.softmax(z)` runs in the worker.
 
@@ -162,11 +179,14 @@ class Candidate:
             raise AttributeError(name)
         return lambda *args, **kwargs: self.call(name, *args, **kwargs)
 
-    def _request(self, fn: str, args: tuple, kwargs: dict, **extra: Any):
+    def _request(self, fn: str, args: tuple, kwargs: dict, then_blobs: list[bytes] | None = None, **extra: Any):
         blobs: list[bytes] = []
         header = {"op": "call", "fn": fn, "args": wire.encode(list(args), blobs),
                   "kwargs": {"$dict": [[k, wire.encode(v, blobs)] for k, v in kwargs.items()]},
                   "return_args": True, **extra}
+        if then_blobs:  # in_a_row's further calls: their array references move past this call's arrays
+            header["then"] = _shift_refs(header["then"], len(blobs))
+            blobs += then_blobs
         reply = self._send(header, blobs)
         head = reply.header
         kind = head.get("kind")
@@ -232,25 +252,48 @@ class Candidate:
         """Call in a fresh worker; return the result and the peak memory the call added (bytes).
 
         The peak is the kernel's account of that worker, read by the parent from outside it
-        (runner.Worker.finish_measured), which the candidate cannot lower inside the sandbox; tracemalloc's
-        peak inside the worker is a second opinion, and the larger counts. Where no outside measure exists
-        (not Linux), tracemalloc's alone.
+        (runner.Worker.finish_measured), which the candidate cannot lower inside the sandbox. tracemalloc is not
+        running then: a file could ask `tracemalloc.is_tracing()` and behave only while it is measured. Only
+        where the kernel gives no account (not Linux) does a second call measure with tracemalloc.
         """
-        reply = self._request(fn, args, kwargs, trace_memory=True)
+        reply = self._request(fn, args, kwargs, measure=True, trace_memory=not _LINUX)
         if getattr(reply, "memory_problem", None):
             raise Fail(f"{fn}: {reply.memory_problem}")
-        traced = reply.header.get("peak_bytes")
-        traced = traced if isinstance(traced, int) and traced >= 0 else None
         outside = getattr(reply, "memory_peak", None)
-        if outside is None:
-            if traced is None:
-                raise Fail(f"{fn} switched off memory tracing, so its memory use cannot be measured")
-            return reply.value, traced
-        return reply.value, max(outside, traced or 0)
+        if outside is not None:
+            return reply.value, outside
+        if _LINUX:  # /proc would not tell: tracemalloc's account, in a call of its own
+            reply = self._request(fn, args, kwargs, measure=True, trace_memory=True)
+        traced = reply.header.get("peak_bytes")
+        if not (isinstance(traced, int) and traced >= 0):
+            raise Fail(f"{fn} switched off memory tracing, so its memory use cannot be measured")
+        return reply.value, traced
+
+    def in_a_row(self, calls: list[tuple[str, tuple, dict]]) -> list[Any]:
+        """Make the calls one after another in the worker, and only then read every result back.
+
+        A result that is a view into a buffer the function keeps (and overwrites on its next call) shows as
+        changed: a caller that holds two results at once (two sequences, two beams) gets the second twice. An
+        argument `Earlier(i, index)` of a later call is what call i returned (its item at `index`), as the
+        worker holds it: a cache fed back exactly as it was returned."""
+        (fn, args, kwargs), rest = calls[0], calls[1:]
+        if not rest:
+            return [self._request(fn, args, kwargs).value]
+        blobs: list[bytes] = []
+        then = [{"fn": f, "args": [{"$prev": v.call, "index": list(v.index)} if isinstance(v, Earlier)
+                                   else wire.encode(v, blobs) for v in a],
+                 "kwargs": {"$dict": [[k, wire.encode(v, blobs)] for k, v in kw.items()]}}
+                for f, a, kw in rest]
+        return self._request(fn, args, kwargs, then=then, then_blobs=blobs).value
 
     def repeat(self, n: int, fn: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call `fn` n times in a row on the same argument objects (one rng, say)."""
         return self._request(fn, args, kwargs, repeat=int(n)).value
+
+    def repeat_global_seed(self, seed: int, n: int, fn: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """As `repeat`, with NumPy's global random state (np.random.seed) and Python's `random` seeded first:
+        the same draws twice over from one seed mean the function draws from that global state."""
+        return self._request(fn, args, kwargs, repeat=int(n), global_seed=int(seed)).value
 
 
 # -- evidence helpers -----------------------------------------------------------
@@ -393,17 +436,21 @@ def difference_text(got: float, want: float, rtol: float, atol: float) -> str:
     return f"difference {diff:.2g}, tolerance {allowed:.2g}"
 
 
-def _rounding_note(arr: np.ndarray, want: np.ndarray) -> str:
-    """For float64 results off by no more than float32 rounding: say so, rather than let a formula take the blame."""
+def _rounding_note(arr: np.ndarray, want: np.ndarray, atol: float = ATOL) -> str:
+    """For float64 results off by no more than float32 rounding: say so, rather than let a formula take the blame.
+
+    Entries far below the largest count relative to the largest (1e-3 of the scale), unless the comparison itself
+    is relative down to tiny values (atol below 1e-12): then a tiny entry flushed to 0 is no rounding."""
     if precision.current() != precision.FLOAT64:
         return ""
     with np.errstate(all="ignore"):
         scale = precision.scale_of(want)
-        worst = np.abs(arr - want) / np.maximum(np.abs(want), 1e-3 * scale)
+        floor = 1e-3 * scale if atol >= 1e-12 else 1e-300
+        worst = np.abs(arr - want) / np.maximum(np.abs(want), floor)
         worst = float(np.max(worst, initial=0.0)) if np.isfinite(worst).all() else np.inf
     if worst <= 1e-4:
         return ("every entry is within 1e-4 of the expected one: a difference the size of float32 rounding (or of "
-                "a small constant such as eps), not of a wrong formula")
+                "an eps), not of a wrong formula")
     return ""
 
 
@@ -429,7 +476,7 @@ def check_close(got: Any, want: Any, what: str, rtol: float = RTOL, atol: float 
         else:
             shown_got, shown_want = fmt(g), fmt(w)
         diff = difference_text(g, w, rtol, atol)
-        rounding = _rounding_note(arr, want)
+        rounding = _rounding_note(arr, want, atol)
         if question and rounding:  # a float64 result off by float32-sized rounding: the question is the point
             context = f"{context}: {question}" if context else question
         details = "; ".join(x for x in (f"{total:,} of {arr.size:,} entries differ", diff, rounding, context) if x)
@@ -543,12 +590,24 @@ def check_causal_zeros(weights: np.ndarray, what: str) -> None:
                    f"not attend to the later key {j}{nan}")
 
 
-def changed_in_place(before: Any, after: Any, what: str) -> str | None:
+def _entry_pair(before: Any, after: Any) -> tuple[str, str]:
+    """An entry before and after, with the digits it takes to see the change (a scale-and-restore moves one ulp)."""
+    try:
+        b, a = float(before), float(after)
+    except (TypeError, ValueError):
+        return fmt(before), fmt(after)
+    return fmt_pair(b, a) if np.isfinite(a) and np.isfinite(b) else (fmt(b), fmt(a))
+
+
+def changed_in_place(before: Any, after: Any, what: str, held: bool = False) -> str | None:
     """How `after` differs from the argument `before` a call was given ("q was modified in place: ..."), or None.
 
     Arrays are compared entry by entry (nan equals nan), dicts key by key (a key added, removed or changed all
-    count), lists and tuples item by item; other values (numbers, an rng) cannot be changed in place.
+    count), lists and tuples item by item; other values (numbers, an rng) cannot be changed in place. `held`:
+    `before` sits in a dict or list the call was given, where a new value for the key looks the same from here
+    as an array written into, so the message says "was changed", not "modified in place".
     """
+    verb = "was changed" if held else "was modified in place"
     if isinstance(before, np.ndarray):
         after_arr = None
         if not isinstance(after, (Unsupported, dict, str)) and after is not None:
@@ -558,14 +617,15 @@ def changed_in_place(before: Any, after: Any, what: str) -> str | None:
                 after_arr = None
         if after_arr is None or after_arr.dtype.hasobject or after_arr.shape != before.shape:
             now = shape_of(after_arr) if after_arr is not None else type(after).__name__
-            return f"{what} was modified in place (it is now {now})"
+            return f"{what} {verb} (it is now {now})"
         with np.errstate(all="ignore"):
             same = after_arr == before
             if before.dtype.kind in "fc" and after_arr.dtype.kind in "fc":
                 same = same | (np.isnan(after_arr) & np.isnan(before))
         if not np.all(same):
             i = tuple(int(v) for v in np.argwhere(~np.asarray(same))[0])
-            return f"{what} was modified in place: entry {list(i)} went from {fmt(before[i])} to {fmt(after_arr[i])}"
+            was, now = _entry_pair(before[i], after_arr[i])
+            return f"{what} {verb}: entry {list(i)} went from {was} to {now}"
         return None
     if isinstance(before, dict):
         if not isinstance(after, dict):
@@ -577,7 +637,7 @@ def changed_in_place(before: Any, after: Any, what: str) -> str | None:
         if removed:
             return f"the key {removed[0]!r} was removed from the dict {what}"
         for key, value in before.items():
-            change = changed_in_place(value, after.get(key), f"{what}[{key!r}]")
+            change = changed_in_place(value, after.get(key), f"{what}[{key!r}]", held=True)
             if change:
                 return change
         return None
@@ -585,7 +645,7 @@ def changed_in_place(before: Any, after: Any, what: str) -> str | None:
         if not isinstance(after, (list, tuple)) or len(after) != len(before):
             return f"the {type(before).__name__} {what} was modified in place (its length changed)"
         for i, (b, a) in enumerate(zip(before, after, strict=True)):
-            change = changed_in_place(b, a, f"{what}[{i}]")
+            change = changed_in_place(b, a, f"{what}[{i}]", held=True)
             if change:
                 return change
     return None

@@ -191,6 +191,7 @@ def _exception_reply(exc: BaseException, filename: str) -> dict:
 
 
 def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
+    import random as py_random
     import types
 
     import numpy as np
@@ -229,6 +230,10 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
                 reply({"ok": False, "kind": "import", "type": "ImportError", "mro": ["ImportError", "Exception"],
                        "message": f"PyTorch could not be imported: {ready['framework_error']}", "line": None})
                 continue
+            # As `python FILE` would show it: the worker's own command line (-c, pipe numbers) tells a file that it
+            # is being graded, and one could behave only then.
+            sys.argv = [filename]
+            sys.orig_argv = [sys.executable or "python", filename]
             module = types.ModuleType(CANDIDATE_MODULE)
             module.__file__ = filename
             sys.modules[CANDIDATE_MODULE] = module
@@ -259,7 +264,22 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
                 adapter.seeds.clear()  # the generators of this call only
                 args, kwargs = adapter.to_torch(args), adapter.to_torch(kwargs)
             repeat, traced = header.get("repeat"), header.get("trace_memory")
+            # Further calls made before any result is read back (Candidate.in_a_row). An argument {"$prev": i,
+            # "index": [...]} is the live object an earlier call returned (a cache fed back as it was returned).
+            then = []
+            for extra in header.get("then") or []:
+                raw = extra.get("args", [])
+                prev = {i: a for i, a in enumerate(raw) if isinstance(a, dict) and "$prev" in a}
+                more_args = decode([None if i in prev else a for i, a in enumerate(raw)], blobs,
+                                   build_rng=adapter is None)
+                more_kwargs = decode(extra.get("kwargs", {}), blobs, build_rng=adapter is None)
+                if adapter is not None:
+                    more_args, more_kwargs = adapter.to_torch(more_args), adapter.to_torch(more_kwargs)
+                then.append((namespace.get(extra.get("fn")), more_args, more_kwargs, prev))
             peak = None
+            if header.get("global_seed") is not None:  # Candidate.repeat_global_seed: is np.random's state used?
+                np.random.seed(int(header["global_seed"]))
+                py_random.seed(int(header["global_seed"]))
             if traced:
                 trace_start()
             started = monotonic()
@@ -268,6 +288,16 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
                     result = fn(*args, **kwargs)
                 else:
                     result = [fn(*args, **kwargs) for _ in range(int(repeat))]
+                if then:
+                    results = [result]
+                    for more, more_args, more_kwargs, prev in then:
+                        for i, ref in prev.items():
+                            value = results[int(ref["$prev"])]
+                            for step in ref.get("index", []):
+                                value = value[int(step)]
+                            more_args[i] = value
+                        results.append(more(*more_args, **more_kwargs))
+                    result = results
             except BaseException as exc:
                 if traced and tracing():
                     trace_stop()
