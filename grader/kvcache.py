@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 
 from attnprep.grading import Broke, CandidateError, Fail, attempt, expect_raises, invariant, mistake
-from attnprep.ladders import EXACT_LIMITS, at_rung, huge_counts
+from attnprep.ladders import EXACT_LIMITS, WRAP_LIMITS, at_rung, huge_counts, wrapped
 from attnprep.wire import Unsupported
 
 FUNCTIONS = ("kv_cache_bytes", "max_cached_tokens")
@@ -18,6 +18,9 @@ GIB = 2**30
 # tokens -> KV cache in GiB, rounded to 2 decimals (the table of the instructions)
 SEED_TABLE = ((1_000, 0.12), (2_000, 0.24), (8_000, 0.98), (32_000, 3.91), (128_000, 15.62), (1_000_000, 122.07))
 INT32_MAX = 2**31 - 1
+INT64_WRAP = ("a fixed-width integer wrapped: the bit count {bits:,} is past 2**63, where np.int64 wraps silently "
+              "(np.uint64 at 2**64), although the {what} fits in an int64; count in Python ints, or divide by 8 "
+              "before the count passes 2**63")
 FLOAT_EXACT = 2**53  # float64 holds every integer only up to here
 
 
@@ -97,13 +100,18 @@ def _kv_explain(got, want, n_layers, n_kv_heads, head_dim, n_tokens, bits=16, ba
         (numbers * (bits // 8), "bits // 8 truncates each number to whole bytes (0 bytes at 4 bits); multiply "
                                 "by bits and divide the total by 8 once, rounding up"),
     ]
-    if total > INT32_MAX:
+    if total > INT32_MAX and (total < WRAP_LIMITS[0][0] or _ceil8(_wrap32(total)) not in
+                              [_ceil8(w) for w in wrapped(total)]):  # else the 64-bit wrap explains it
         known.append((_ceil8(_wrap32(total)), "a 32-bit integer overflowed (np.int32 wraps past 2,147,483,647); "
-                                              "use Python ints or np.int64"))
+                                              "use Python ints"))
     if total > FLOAT_EXACT:
         known.append((math.ceil(total / 8), "went through a float: float64 holds integers exactly only up to "
                                             "2**53; stay with integers (// rounds exactly)"))
-    matches = [text for value, text in known if value != want and got == value]
+    if total >= WRAP_LIMITS[0][0]:
+        # -(-bits // 8) and (bits + 7) // 8 computed in 64 bits, signed or not
+        text = INT64_WRAP.format(bits=total, what="byte count")
+        known += [(_ceil8(w), text) for w in wrapped(total)] + [(w // 8, text) for w in wrapped(total + 7)]
+    matches = list(dict.fromkeys(text for value, text in known if value != want and got == value))
     if matches:
         return ": " + "; or ".join(matches)
     if isinstance(got, Fraction) and got.denominator != 1:
@@ -169,6 +177,9 @@ def _check_max(cand, ref, budget, n_layers, n_kv_heads, head_dim, bits=16, own=F
     if 8 * budget > FLOAT_EXACT:
         known.append((math.floor(budget / (bits_per_token / 8)),
                       "went through a float: float64 holds integers exactly only up to 2**53"))
+    if 8 * budget >= WRAP_LIMITS[0][0]:
+        known += [(w // bits_per_token, INT64_WRAP.format(bits=8 * budget, what="budget (and the token count)"))
+                  for w in wrapped(8 * budget)]
     why = next((f"; {text}" for value, text in known if value != want and got == value), "")
     raise Fail(f"{label} returned {_show(got)}, expected {want:,}: {evidence}{why}")
 
@@ -207,7 +218,7 @@ def seed_table(cand, ref, rng):
 
 
 @invariant("matches-reference", "both functions agree exactly with a reference on random configurations, "
-                                "defaults left out, totals past 2**31, 2**53 and 2**60 bits")
+                                "defaults left out, totals past 2**31, 2**53, 2**60, 2**63 and 2**64 bits")
 def matches_reference(cand, ref, rng):
     # Fixed odd cases first: 2,520 bits = 315 bytes exactly, which any rounding per sequence, layer, head or
     # token would overshoot; random draws alone may miss a partial byte that only shows with batch_size > 1.
@@ -234,16 +245,20 @@ def matches_reference(cand, ref, rng):
     _check_kv(cand, ref, *dims, tokens, bits=4, note=" (batch_size left out: the default is 1)")
     budget = int(rng.integers(1, 10**9))
     _check_max_default(cand, ref, budget, *dims)
-    # Exact at any size: totals just past 2**31 bits (int32), 2**53 (float64) and 2**60, odd so a float rounds.
+    # Exact at any size: totals just past 2**31 bits (int32), 2**53 (float64) and 2**60, odd so a float rounds; and
+    # bit counts past 2**63 and 2**64 (n_tokens near 2**43 and 2**44 for the 8B model), where np.int64 and np.uint64
+    # wrap, while the bytes and the token counts still fit in an int64: a NumPy integer result stays fine.
     for dims, bits_, batch_ in ((LLAMA, 16, 1), ((61, 7, 129), 3, 5), ((1, 1, 1), 5, 1)):
         per_unit = 2 * math.prod(dims) * bits_ * batch_
-        for rung in huge_counts(rng, per_unit=per_unit):
+        for rung in huge_counts(rng, per_unit=per_unit, limits=(*EXACT_LIMITS, *WRAP_LIMITS)):
             with at_rung(rung.label):
                 _check_kv(cand, ref, *dims, rung.value, bits=bits_, batch_size=batch_)
     for dims, bits_ in ((LLAMA, 16), ((1, 1, 3), 3)):
         per_token = ref.kv_cache_bytes(*dims, 1, bits=bits_)
-        # budgets whose bits (8 * budget) lie past 2**31, 2**53 and 2**58, below 2**62 for np.int64
-        for rung in huge_counts(rng, per_unit=8 * per_token, limits=(*EXACT_LIMITS[:2], (2**58, "2**58"))):
+        # budgets whose bits (8 * budget) lie past 2**31, 2**53 and 2**58, and past 2**63 and 2**64, where
+        # 8 * budget_bytes wraps in np.int64 and np.uint64 while the budget itself fits in an int64
+        limits = (*EXACT_LIMITS[:2], (2**58, "2**58"), *WRAP_LIMITS)
+        for rung in huge_counts(rng, per_unit=8 * per_token, limits=limits):
             budget = rung.value * per_token + int(rng.integers(0, per_token))
             with at_rung(f"a budget of {budget:,} bytes"):
                 _check_max(cand, ref, budget, *dims, bits=bits_)
@@ -542,6 +557,7 @@ def probes(rng):
         # past 2**53 bits: a float ceil gives 3 * 2**56 (one byte short), then 3 * 2**56 + 64 (16 too many)
         ((1, 1, 1, 2**58 + 1), {"bits": 3}),
         ((1, 1, 1, 2**58 + 64), {"bits": 3}),
+        ((*LLAMA, 2**43 + 1), {}),  # 2**63 + 2**20 bits, 2**60 + 2**17 bytes: np.int64 wraps on the bits only
     ):
         yield "kv_cache_bytes", args, kwargs
     for args, kwargs in (
@@ -552,6 +568,7 @@ def probes(rng):
         ((100, 1, 1, 1), {"bits": 4}),  # 100 tokens of 8 bits
         ((2**60 - 1, *LLAMA), {}),  # 2**43 - 1 tokens; as a float the budget is 2**60, 2**43 tokens
         ((2**62 + 1, 1, 1, 1), {"bits": 3}),  # a float quotient is 342 tokens short
+        ((2**60 + 2**20 + 5, *LLAMA), {}),  # 8 * budget past 2**63: np.int64 wraps, the budget and tokens fit
     ):
         yield "max_cached_tokens", args, kwargs
 
@@ -622,6 +639,17 @@ def _int32(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
     for size in (n_layers, n_kv_heads, head_dim, n_tokens, batch_size, bits):
         total = total * np.int32(size)
     return int(-(-total // np.int32(8)))
+
+
+@mistake("int64-overflow", "count in Python ints: np.int64 wraps silently once the bit count passes 2**63 (n_tokens "
+                            "near 2**43 for an 8B model), although the byte count still fits in an int64")
+def _int64(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    total = np.int64(2)
+    with np.errstate(over="ignore"):
+        for size in (n_layers, n_kv_heads, head_dim, n_tokens, batch_size, bits):
+            total = total * np.int64(size)
+        return int((total + np.int64(7)) // np.int64(8))
 
 
 @mistake("counts-next-token", "size the cache for exactly n_tokens tokens, not n_tokens + 1")
@@ -723,6 +751,15 @@ def _rounds_each_sequence(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, bat
 def _float_ceil(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
     _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
     return math.ceil(2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * (bits / 8))
+
+
+@mistake("max-tokens-int64-overflow", "turn the budget into bits in Python ints: 8 * budget_bytes wraps in np.int64 "
+                                      "past 2**63 (a budget of 2**60 bytes), although the budget and the token "
+                                      "count fit in an int64", fn="max_cached_tokens")
+def _max_int64(budget_bytes, n_layers, n_kv_heads, head_dim, bits=16):
+    _budget_ok(budget_bytes)
+    with np.errstate(over="ignore"):
+        return int(np.int64(budget_bytes) * np.int64(8) // np.int64(2 * n_layers * n_kv_heads * head_dim * bits))
 
 
 @mistake("max-tokens-float-floor", "stay in integers, (8 * budget_bytes) // bits_per_token: a float quotient is "

@@ -3,7 +3,7 @@
 import numpy as np
 
 from attnprep.grading import CandidateError, Fail, expect_raises, fmt, invariant, isclose, mistake
-from attnprep.ladders import at_rung
+from attnprep.ladders import WRAP_LIMITS, at_rung, wrapped
 
 FUNCTIONS = ("count_params", "weights_gib")
 
@@ -132,9 +132,20 @@ def _diagnosis(cand, cfg, tied):
     return "; ".join(notes)
 
 
+def _wrap_note(got, want):
+    """Why a total past 2**63 came out as `got`, when it is `want` wrapped by a fixed-width integer; or ''."""
+    if want < WRAP_LIMITS[0][0] or got not in wrapped(want):
+        return ""
+    return (f": that is the exact count wrapped modulo 2**64. A NumPy integer holds at most 2**63 - 1 = "
+            f"{fmt(2**63 - 1)} (np.int64; 2**64 - 1 for np.uint64) and wraps silently past it; the count must be "
+            "exact at any size, so count in Python ints (int(...) of each size first), which never overflow")
+
+
 def _check_total(cand, ref, cfg, tied=None, note=""):
     got = _count(cand, cfg, tied)
     want = ref.count_params(**cfg, **({} if tied is None else {"tied_embeddings": tied}))
+    if got != want and _wrap_note(got, want):
+        raise Fail(f"{_call_text(cfg, tied)} = {_show(got)}, expected {fmt(want)}{_wrap_note(got, want)}")
     if got != want:
         diag = _diagnosis(cand, cfg, tied)
         raise Fail(f"{_call_text(cfg, tied)} = {_show(got)}, expected {fmt(want)}{note}"
@@ -283,10 +294,14 @@ def integer(cand, ref, rng):
                    "computed in floating point (/, float(), np.float64)?")
 
 
-@invariant("weights-gib", "weights_gib gives 14.96 / 7.48 / 3.74 GiB (2**30 bytes) for the 8B model at 16 / 8 / 4 bits")
+@invariant("weights-gib", "weights_gib gives 14.96 / 7.48 / 3.74 GiB (2**30 bytes) for the 8B model at 16 / 8 / 4 "
+                         "bits, and the exact quotient when the bits are not a whole number of bytes")
 def weights_gib(cand, ref, rng):
     cases = [(SEED_TOTAL, 16), (SEED_TOTAL, 8), (SEED_TOTAL, 4),
-             (int(rng.integers(10**6, 10**11)), int(rng.choice([2, 3, 5, 6, 32])))]
+             (int(rng.integers(10**6, 10**11)), int(rng.choice([2, 3, 5, 6, 32]))),
+             # Counts whose bits are not a whole number of bytes (1.5, 1.875 and 0.375 bytes): at model sizes a
+             # fraction of a byte is far below any tolerance, here it is the whole answer.
+             (3, 4), (5, 3), (1, 3), (int(rng.integers(1, 50)) * 2 + 1, int(rng.choice([1, 3, 5, 7])))]
     for n, bits in cases:
         what = f"weights_gib({n}, {bits})"
         got = _number(cand.weights_gib(n, bits), what)
@@ -301,9 +316,15 @@ def weights_gib(cand, ref, rng):
             "bytes, not GiB": n * bits / 8,
             "bytes divided by 8 twice": n * bits / 64 / GIB,
             "`bits` ignored: 2 bytes a parameter whatever the width": n * 2 / GIB,
+            f"whole bytes: n_params * bits // 8 = {n * bits // 8} drops the {n * bits % 8} bits left over; "
+            "divide with / (the quotient need not be whole)": n * bits // 8 / GIB,
+            f"whole bytes rounded up: {-(-n * bits // 8)} bytes; return the exact quotient, n_params * bits / 8 "
+            "bytes": -(-n * bits // 8) / GIB,
         }
-        hint = next((f"; that is {k}" for k, v in alternatives.items() if isclose(got, v, rtol=1e-6)), "")
-        if not hint and (isclose(got, round(want, 2), rtol=1e-9) or isclose(got, round(want, 1), rtol=1e-9)):
+        # atol=0: the small counts are a billionth of a GiB, far below the default atol
+        hint = next((f"; that is {k}" for k, v in alternatives.items()
+                     if v != want and isclose(got, v, rtol=1e-6, atol=0.0)), "")
+        if not hint and any(isclose(got, round(want, k), rtol=1e-9, atol=0.0) for k in (1, 2)):
             hint = "; return the exact quotient, not a rounded one"
         raise Fail(f"{what} = {fmt(got)}, expected {fmt(want)} = {n} x {bits} / 8 bytes / 2**30{hint}")
 
@@ -327,14 +348,21 @@ def bad_input(cand, ref, rng):
         expect_raises(cand, "ValueError", "count_params", *(cfg[n] for n in NAMES), tied_embeddings=True, what=label)
 
 
-# Configurations whose totals lie past 2**53 (float64 stops holding every integer) and near 2**60, below 2**63 so
-# that np.int64 (allowed) still holds them.
+# Configurations whose totals lie past 2**53 (float64 stops holding every integer), near 2**60, and past 2**63 and
+# 2**64, where np.int64 and np.uint64 wrap. The count is exact at any size, so only Python ints (or NumPy arrays of
+# them, dtype=object) hold the last two; a NumPy integer result is fine while it fits. Each size there still fits
+# in an int64 and has the shape of a model configuration: a million layers of width a million, 8,192 query heads
+# of 128 in groups of 8, d_ff four times d_model.
 HUGE = (("a total past 2**53", dict(zip(NAMES, (1_000_003, 100_003, 1_001, 64, 8, 129, 40_000_003), strict=True))),
-        ("a total near 2**60", dict(zip(NAMES, (2_000_003, 120_001, 90_001, 96, 12, 257, 60_000_001), strict=True))))
+        ("a total near 2**60", dict(zip(NAMES, (2_000_003, 120_001, 90_001, 96, 12, 257, 60_000_001), strict=True))),
+        (f"a total past {WRAP_LIMITS[0][1]}",
+         dict(zip(NAMES, (1_000_003, 1_000_003, 1_000_001, 8_192, 1_024, 128, 4_000_037), strict=True))),
+        (f"a total past {WRAP_LIMITS[1][1]}",
+         dict(zip(NAMES, (2_000_003, 1_000_003, 2_000_003, 8_192, 1_024, 128, 4_000_037), strict=True))))
 
 
 @invariant("matches-reference", "matches a reference count exactly on random configurations, tied_embeddings left "
-                                "out or given, and on totals past 2**53 and near 2**60")
+                                "out or given, and on totals past 2**53, near 2**60 and past 2**63 and 2**64")
 def matches_reference(cand, ref, rng):
     for i in range(10):
         cfg = _random_cfg(rng)

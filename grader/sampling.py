@@ -1,5 +1,7 @@
 """Hidden checks for the `sampling` exercise."""
 
+import itertools
+
 import numpy as np
 
 from attnprep import precision
@@ -771,18 +773,50 @@ def stable(cand, ref, rng):
                    "1e4 give a possible token: subtract the maximum of logits / temperature before np.exp")
 
 
-@invariant("bad-input", "ValueError for temperature < 0, top_k < 1 and top_p outside (0, 1]")
+# Every bad value is tried on every code path: greedy (temperature 0) and sampled, with and without the other
+# filter, for both functions; a check placed after the greedy early return, or inside one filter's branch, lets
+# the bad value through on some paths only.
+BAD_VALUES = {"temperature": (-0.5, -1e-3), "top_k": (0, -2), "top_p": (0.0, -0.1, 1.5, 1.0001)}
+GOOD_VALUES = {"temperature": (0.0, 0.8), "top_k": 3, "top_p": 0.9}
+
+
+def _bad_calls():
+    """(the bad argument, the path it is tried on, all the keyword arguments): every bad value on every path."""
+    for name, values in BAD_VALUES.items():
+        others = [k for k in ("top_k", "top_p") if k != name]
+        temps = [None] if name == "temperature" else GOOD_VALUES["temperature"]
+        for value, t in itertools.product(values, temps):
+            for n in range(len(others) + 1):
+                for with_filters in itertools.combinations(others, n):
+                    path = {} if t is None else {"temperature": t}
+                    path.update({k: GOOD_VALUES[k] for k in with_filters})
+                    yield {name: value}, path, {**path, name: value}
+
+
+def _path_text(bad, path, fn):
+    """Where the bad value was tried: 'at temperature=0 (greedy), top_p=0.9, top_k=0 in sampling_probs'."""
+    (name, value), = bad.items()
+    where = ", ".join(f"{k}={fmt(v)}" + (" (greedy)" if k == "temperature" and v == 0 else "") for k, v in path.items())
+    return (f"at {where}, " if where else "with nothing else given, ") + f"{name}={fmt(value)} in {fn}"
+
+
+@invariant("bad-input", "ValueError for temperature < 0, top_k < 1 and top_p outside (0, 1], on every code path: "
+                        "greedy or sampled, with or without the other filter, in both functions")
 def bad_input(cand, ref, rng):
     logits = rng.normal(size=6)
-    bad = [{"temperature": -0.5}, {"temperature": -1e-3}, {"top_k": 0}, {"top_k": -2},
-           {"top_p": 0.0}, {"top_p": -0.1}, {"top_p": 1.5}, {"top_p": 1.0001}]
-    for kw in bad:
-        expect_raises(cand, "ValueError", "sampling_probs", logits, what=_label("sampling_probs", logits, kw), **kw)
-    for kw in ({"temperature": -1.0}, {"top_k": 0}, {"top_p": 2.0}):
-        full = {**kw, "rng": rng_spec(0)}
-        expect_raises(cand, "ValueError", "sample", logits, what=_label("sample", logits, full), **full)
+    for fn in ("sampling_probs", "sample"):
+        for bad, path, kw in _bad_calls():
+            full = {**kw, "rng": rng_spec(0)} if fn == "sample" else kw
+            try:
+                expect_raises(cand, "ValueError", fn, logits, what=_label(fn, logits, full), **full)
+            except Fail as exc:
+                verdict = "was accepted" if "returned normally" in str(exc) else "was not rejected with ValueError"
+                raise Fail(f"{_path_text(bad, path, fn)} {verdict}: {exc}. The contract rejects it whatever the "
+                           "other arguments: validate every argument first, before the greedy early return and "
+                           "outside the filters' branches") from None
     # The edges of the valid ranges must still work.
-    for kw in ({"top_p": 1.0}, {"top_k": 1}, {"top_k": 50}, {"temperature": 0.0}):
+    for kw in ({"top_p": 1.0}, {"top_k": 1}, {"top_k": 50}, {"temperature": 0.0}, {"temperature": 0.0, "top_k": 1},
+               {"temperature": 0.0, "top_p": 1.0}):
         _probs(cand, logits, **kw)
 
 

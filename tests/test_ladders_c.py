@@ -45,3 +45,18 @@ def test_huge_counts_lie_just_past_each_limit():
             assert total < 2**62  # np.int64 still holds it
             assert rung.value % 2 == 1
         assert "2**53" in rungs[1].label
+
+
+def test_wrap_limits_and_wrapped_match_numpy():
+    rng = np.random.default_rng(3)
+    per_unit = 2 * 32 * 8 * 128 * 16  # bits per token of the 8B model at 16 bits
+    rungs = ladders.huge_counts(rng, per_unit=per_unit, limits=ladders.WRAP_LIMITS)
+    assert [r.label.split(",")[0] for r in rungs] == ["a total past 2**63", "a total past 2**64"]
+    for rung, (limit, _) in zip(rungs, ladders.WRAP_LIMITS, strict=True):
+        bits = rung.value * per_unit
+        assert limit < bits and rung.value < 2**63 and -(-bits // 8) < 2**63  # only the bit count overflows
+        signed, unsigned = ladders.wrapped(bits)
+        with np.errstate(over="ignore"):
+            assert int(np.int64(rung.value) * np.int64(per_unit)) == signed
+            assert int(np.uint64(rung.value) * np.uint64(per_unit)) == unsigned
+    assert ladders.wrapped(5) == (5, 5) and ladders.wrapped(2**64 - 1) == (-1, 2**64 - 1)

@@ -528,6 +528,18 @@ EXACT_LIMITS = ((2**31, "2**31, where int32 wraps"), (2**53, "2**53, where float
                 (2**60, "2**60"))
 
 
+# Past the fixed-width NumPy integers: where np.int64 and np.uint64 wrap silently. An exercise whose instructions
+# allow a NumPy integer result keeps its RESULT below 2**63 on these rungs and lets only an intermediate (a bit
+# count, 8 * a budget) pass them, so that exact code passes whatever integer type it returns.
+WRAP_LIMITS = ((2**63, "2**63, where int64 wraps"), (2**64, "2**64, where uint64 wraps"))
+
+
+def wrapped(x: int, width: int = 64) -> tuple[int, int]:
+    """x as a signed and as an unsigned `width`-bit integer would hold it after silent wrap-around."""
+    unsigned = x % 2**width
+    return unsigned - 2**width if unsigned >= 2 ** (width - 1) else unsigned, unsigned
+
+
 def huge_counts(rng: np.random.Generator, *, per_unit: int = 1, limits: Sequence[tuple[int, str]] = EXACT_LIMITS,
                 ) -> list[Rung]:
     """Odd counts n whose product n * per_unit lies just past each limit (never a power of two, so rounding a

@@ -1,6 +1,9 @@
 # attnprep: kvcache
-# expect: pass
-# style: NumPy int64 arithmetic, returns np.int64
+# expect: fail matches-reference
+# must-pass: per-token seed-table linear batch gqa-ratio bits integer bad-input max-tokens
+# diagnosis: int64-overflow
+# mistake: multiplies the sizes and bits in np.int64: the bit count wraps silently past 2**63 (n_tokens near 2**43
+#          for an 8B model), although the byte count it returns would fit in an int64
 import numpy as np
 
 

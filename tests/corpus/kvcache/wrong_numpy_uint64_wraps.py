@@ -1,6 +1,8 @@
 # attnprep: kvcache
-# expect: pass
-# style: np.uint64 arithmetic throughout, np.prod with an explicit dtype; returns NumPy unsigned integers
+# expect: fail matches-reference
+# must-pass: per-token seed-table linear batch gqa-ratio bits integer bad-input max-tokens
+# mistake: np.uint64 arithmetic throughout: the bit count wraps silently past 2**64 (n_tokens near 2**44 for an 8B
+#          model), although the byte count would fit in an int64
 import numpy as np
 
 

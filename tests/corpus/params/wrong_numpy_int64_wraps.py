@@ -1,6 +1,8 @@
 # attnprep: params
-# expect: pass
-# style: NumPy int64 arithmetic returning a NumPy integer
+# expect: fail matches-reference
+# must-pass: seed-config tied gqa integer weights-gib bad-input
+# mistake: counts in np.int64, which wraps silently once the total passes 2**63 (a NumPy integer result is fine
+#          only while the count fits in one)
 import numpy as np
 
 
