@@ -406,6 +406,11 @@ def top_p(cand, ref, rng):
             (np.array([1.0, 2.0, 3.0]), "logits", 2.0, None), (np.arange(8.0), "logits", 3.0, None),
             (np.arange(12.0), "logits", 3.0, 6)]
     full += [(rng.normal(scale=1.0, size=V), "logits", 1.0, None) for V in (6, 11, 25)]
+    # Tokens of probability 1e-8 to 1e-9: top_p = 1.0 keeps them too (a cut made at "within 1e-6 of top_p" drops
+    # them). float64 only: in float32 the running total before them rounds to 1.0 already.
+    if precision.current() == precision.FLOAT64:
+        full += [(np.array([10.0, 0.0, -5.0, -8.5]), "logits with a token of probability 9e-9", 1.0, None),
+                 (np.array([3.0, 12.0, -6.0, 4.0, -7.0]), "logits with tokens of probability 1e-8", 1.0, None)]
     for logits, what, t, k in full:
         before_p, _ = _probs(cand, logits, what=what, **_kwargs(t, k, None))
         q = _distribution(before_p)
@@ -659,6 +664,16 @@ def reproducible(cand, ref, rng):
         raise Fail(f"{label}: {n} calls in a row all gave token {alone[0]}, whose probability is "
                    f"{fmt(probs[alone[0]])}; when rng is None use a fresh np.random.default_rng() (no seed), "
                    f"not a generator with a fixed seed")
+    # ... and not NumPy's global state (np.random.choice, np.random.random): with it seeded alike before two runs,
+    # a fresh default_rng() still draws differently, the global state the same n tokens twice over.
+    seed = int(rng.integers(2**31 - 1))
+    twice = [cand.repeat_global_seed(seed, n, "sample", logits, **kw) for _ in range(2)]
+    if all(isinstance(r, list) and len(r) == n for r in twice):
+        first, again = (np.array([_token(v, len(logits), label, loose=True) for v in r]) for r in twice)
+        if (first == again).all():
+            raise Fail(f"{label}: with np.random.seed({seed}) before each of two runs of {n} calls, both runs drew "
+                       f"the same {n} tokens, so the draws come from NumPy's global random state (np.random.choice "
+                       "and the like); when rng is None use a fresh np.random.default_rng()")
 
 
 def _readable(x):
