@@ -523,7 +523,8 @@ def matches_reference(cand, ref, rng):
             kw["top_p"] = _safe_top_p(rng, ref, logits, 0.5, 0.9, kw["temperature"], kw["top_k"])
         out, label = _probs(cand, logits, **kw)
         check_close(out, ref.sampling_probs(logits, **kw), label,
-                    context="logits near 3,000 off float32's grid: is everything computed in float64 at this size?")
+                    context="logits near 3,000 off float32's grid",
+                    question="is everything computed in float64 at this size?")
     first_failing([Rung(f"V = {LARGE_V:,}", {}), Rung(f"V = {LARGE_V:,} with top_k and top_p",
                                                        {"temperature": 0.8, "top_k": 50, "top_p": None})], judge)
     for logits, t, k in ((EXAMPLE_LOGITS, 1.0, None), (np.arange(12.0), 3.0, None), (np.arange(10.0), 1.0, 4)):
