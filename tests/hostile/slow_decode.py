@@ -6,9 +6,23 @@ import io
 import json
 import os
 import struct
-import sys
 
 import numpy as np
+
+
+def _reply_fd():
+    """The worker's reply pipe, found as a determined file would: the one writable pipe past stderr."""
+    import fcntl
+    import stat
+    for name in sorted(os.listdir("/proc/self/fd"), key=int):
+        fd = int(name)
+        try:
+            writable = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR)
+            if fd > 2 and writable and stat.S_ISFIFO(os.fstat(fd).st_mode):
+                return fd
+        except OSError:
+            pass
+    raise OSError("no reply pipe")
 
 
 def softmax(z, axis=-1):
@@ -17,5 +31,5 @@ def softmax(z, axis=-1):
     blob = buf.getvalue()
     head = json.dumps({"ok": True, "kind": "result", "elapsed": 0.0, "$blobs": 1,
                        "result": [{"$nd": 0}] * 100_000}).encode()
-    os.write(int(sys.argv[2]), struct.pack(">I", len(head)) + head + struct.pack(">Q", len(blob)) + blob)
+    os.write(_reply_fd(), struct.pack(">I", len(head)) + head + struct.pack(">Q", len(blob)) + blob)
     os._exit(0)
