@@ -56,6 +56,10 @@ TWIN_NOT_FAITHFUL = {
                                         "float64 temporaries: more memory at T = 4,096 than either real version",
     "decode/wrong_views_of_one_buffer": "the twin's wrapper casts every result to float32, a copy, so the views "
                                         "into the module's buffer (the mistake) never reach the judge",
+    # Mistakes below float32's resolution, judged at float64 precision only.
+    "softmax/wrong_flushes_underflow": "it zeroes probabilities below 1e-15, which float32 cannot tell from rounding",
+    "sampling/wrong_top_p_within_1e6": "it drops tokens of probability below 1e-6 at top_p = 1, where float32's "
+                                       "running total already rounds to 1",
 }
 
 
