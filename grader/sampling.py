@@ -498,11 +498,11 @@ def _ordinal(n):
     return {1: "first", 2: "second", 3: "third"}.get(n, f"{n}th")
 
 
-LARGE_V = 65_536
+LARGE_V = 65_537  # odd: a normaliser summed in chunks of 4,096 has a partial last chunk
 
 
 @invariant("matches-reference", "sampling_probs matches a reference to rtol 1e-6 over many settings, defaults left "
-                                "out, and for a vocabulary of 65,536")
+                                "out, and for a vocabulary of 65,537")
 def matches_reference(cand, ref, rng):
     for V in (1, 2, 3, 8, 17, 50):
         for t in (0.3, 1.0, 1.7):
@@ -514,7 +514,7 @@ def matches_reference(cand, ref, rng):
             out, label = _probs(cand, logits, **kw)
             check_close(out, ref.sampling_probs(logits, t, k, p), label)
 
-    # A vocabulary of 65,536 logits near 3,000, off float32's grid: a switch to float32 for big vocabularies loses
+    # A vocabulary of 65,537 logits near 3,000, off float32's grid: a switch to float32 for big vocabularies loses
     # about 2e-4 of every probability there. Without filters (every default left out), then top_k and top_p.
     def judge(rung):
         logits = beyond_f32(rng, LARGE_V, scale=3.0, offset=3000.0)
@@ -839,7 +839,7 @@ def bad_input(cand, ref, rng):
 @invariant("input-unchanged", "the caller's logits are not modified, on every code path of both functions")
 def input_unchanged(cand, ref, rng):
     # A copy made on some paths only (temperature 1, no filter, greedy) leaves the others in place. A copy skipped
-    # for big vocabularies is caught in matches-reference's call at V = 65,536: every call compares its arguments.
+    # for big vocabularies is caught in matches-reference's call at V = 65,537: every call compares its arguments.
     paths = [("sampling_probs", {}), ("sampling_probs", {"temperature": 1.0}), ("sampling_probs", {"temperature": 0.0}),
              ("sampling_probs", {"temperature": 0.01}), ("sampling_probs", {"temperature": 1.7, "top_k": 5}),
              ("sampling_probs", {"top_p": 0.8}), ("sampling_probs", {"temperature": 0.7, "top_k": 5, "top_p": 0.8}),
@@ -879,6 +879,9 @@ def probes(rng):
         (near_1e4, {"temperature": 0.8, "top_k": 5}),
         (EXAMPLE_LOGITS, {"temperature": -0.5}),
         (reversed_logits, {"temperature": 1.0, "top_p": 1.5}),
+        (EXAMPLE_LOGITS, {"temperature": 0, "top_k": 0}),  # bad filters at temperature 0: still a ValueError
+        (reversed_logits, {"temperature": 0, "top_p": 1.5}),
+        (np.array([10.0, 0.0, -4.5]), {"temperature": 1.0, "top_p": 1.0}),  # keeps its token of probability 5e-7
         (np.array([3, 1, 4, 0, 2]), {"temperature": 0.8}),  # integer logits
         (EXAMPLE_LOGITS, {}),  # the default temperature
         (np.array([1.0, 1.01, 0.99, 0.5]), {"temperature": 0.01}),  # sharp, but not greedy
@@ -915,15 +918,19 @@ def _large_vocab_logits():
 def _variant(logits, temperature=1.0, top_k=None, top_p=None, *, validate=("temperature", "top_k", "top_p"),
              zero="greedy", on_probs=None, subtract_max=True, in_place=False, k_extra=0, k_lowest=False,
              p_vocab_order=False, p_crossing=True, p_renormalise=True, p_before_k=False, k_renormalise=True,
-             k_renormalise_in_p=False, p_cut="searchsorted"):
+             k_renormalise_in_p=False, p_cut="searchsorted", greedy_first=False):
     """sampling_probs with one known mistake switched on.
 
     zero: "greedy" (right), "greedy-last" (the last of tied maxima), "divide" (by 0: nan) or "epsilon"
     (max(T, 1e-8): ties split the mass);
     on_probs: None (right: T divides the logits), "divide" (p / T renormalised) or "times" (softmax * T);
-    p_cut: "searchsorted" (right), "argmax" (np.argmax(cum >= top_p): 0 when no total reaches top_p) or
-    "strict" (a token dropped only when the total before it EXCEEDS top_p).
+    p_cut: "searchsorted" (right), "argmax" (np.argmax(cum >= top_p): 0 when no total reaches top_p),
+    "strict" (a token dropped only when the total before it EXCEEDS top_p) or "tolerance" (a token kept only
+    while the total before it is below top_p - 1e-6);
+    greedy_first: the one-hot of temperature 0 is returned before top_k and top_p are validated.
     """
+    if greedy_first and temperature == 0 and zero in ("greedy", "greedy-last"):
+        validate = tuple(v for v in validate if v == "temperature")
     if "temperature" in validate and temperature < 0:
         raise ValueError(f"temperature must be >= 0, got {temperature}")
     if "top_k" in validate and top_k is not None and top_k < 1:
@@ -971,6 +978,8 @@ def _variant(logits, temperature=1.0, top_k=None, top_p=None, *, validate=("temp
             n_keep = int(np.argmax(cum >= top_p)) + 1
         elif p_cut == "strict":
             n_keep = 1 + int(np.count_nonzero(cum[:-1] <= top_p))
+        elif p_cut == "tolerance":
+            n_keep = 1 + int(np.count_nonzero(cum[:-1] < top_p - 1e-6))
         else:
             n_keep = int(np.searchsorted(cum, top_p, side="left")) + (1 if p_crossing else 0)
         probs[order[max(n_keep, 1):]] = 0.0
@@ -1062,6 +1071,18 @@ def _top_p_before_top_k(logits, temperature=1.0, top_k=None, top_p=None):
                                "to inf and inf / inf is nan", fn="sampling_probs")
 def _no_max_subtraction(logits, temperature=1.0, top_k=None, top_p=None):
     return _variant(logits, temperature, top_k, top_p, subtract_max=False)
+
+
+@mistake("greedy-skips-validation", "validate top_k and top_p before the temperature-0 shortcut: the ValueError for "
+                                    "a bad filter holds at every temperature, greedy included", fn="sampling_probs")
+def _greedy_skips_validation(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, greedy_first=True)
+
+
+@mistake("top-p-tolerance", "compare the running total with top_p itself, not with top_p minus a tolerance: at "
+                            "top_p = 1 every token must stay, however improbable", fn="sampling_probs")
+def _top_p_tolerance(logits, temperature=1.0, top_k=None, top_p=None):
+    return _variant(logits, temperature, top_k, top_p, p_cut="tolerance")
 
 
 # The same mistake with one, two or all checks missing: each variant tells only on its own bad argument.
