@@ -496,7 +496,7 @@ def single_head(cand, ref, rng):
 
 
 @invariant("matches-reference", "y and weights match a reference to rtol 1e-6, scores near 1e4 and "
-                                 "T = 1,024 included")
+                                 "T = 1,031 included")
 def matches_reference(cand, ref, rng):
     for B, T, D, H in CASES:
         for s in (0.5, 2.0):

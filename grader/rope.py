@@ -301,7 +301,8 @@ def bad_input(cand, ref, rng):
 # 2-D to 4-D (T = 5, d = 8 last), then one call of 65,536 entries; positions from 10,000 to 200,000 (a cos/sin
 # table cached for 2,048 or 4,096 positions, or angles in float32, goes wrong there).
 LADDER = [Rung(r.label, r.value) for r in dims(8, min_ndim=2, max_ndim=4, lead=(3, 5, 2))]
-LARGE = Rung("4-D input (4, 8, 256, 8) (65,536 entries)", (4, 8, 256, 8))
+# T = 397, a prime: positions worked through in chunks of 128 or 256 leave a partial last chunk.
+LARGE = Rung("4-D input (3, 7, 397, 8) (66,696 entries)", (3, 7, 397, 8))
 FAR = (10_000, 200_000)
 # Float64 results only: odd positions past 2**24, which float32 cannot hold (16,777,217 becomes 16,777,216), so
 # positions cast to float32 on the way turn pair 0 by a whole radian too few or too many. d = 2: a solution that

@@ -84,5 +84,5 @@ def test_up_to_long_names_the_rung_that_failed():
         if rung.value > 500:
             raise Fail("wrong")
 
-    with pytest.raises(Fail, match="^at T = 1,024: wrong$"):
+    with pytest.raises(Fail, match="^at T = 1,031: wrong$"):
         ladders.up_to_long(judge, ladders.Stopwatch())

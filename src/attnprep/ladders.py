@@ -87,8 +87,17 @@ def normal(rng: np.random.Generator, shape: Sequence[int] | int, scale: float = 
 SMALL_SIZES = (1, 3, 5, 7, 11, 13)
 # Large sizes: elementwise and softmax-like exercises see at least this many entries in one call.
 LARGE_ENTRIES = 65_536
-# Sequence lengths for attention-like exercises: one long rung where the time budget allows.
-LONG_T = 1_024
+# Sequence lengths for attention-like exercises: one long rung where the time budget allows. A prime, as every
+# large size here is odd and no multiple of 5: code that works in chunks of 128, 256 or 1,000 and drops (or
+# mishandles) the last, partial chunk is right on every size that is a multiple of its chunk.
+LONG_T = 1_031
+
+
+def _no_round_multiple(n: int) -> int:
+    """The first size >= n that is odd and no multiple of 5, so that no power of 2 or 10 divides it."""
+    while n % 2 == 0 or n % 5 == 0:
+        n += 1
+    return n
 
 
 def sizes(*, small: Sequence[int] = SMALL_SIZES, large: Sequence[int] = ()) -> list[Rung]:
@@ -114,11 +123,13 @@ def dims(last: int = 7, *, min_ndim: int = 1, max_ndim: int = 4, lead: Sequence[
 def large_shape(ndim: int, entries: int = LARGE_ENTRIES) -> tuple[int, ...]:
     """A shape of `ndim` axes with at least `entries` entries whose sizes all differ (the last one largest)."""
     if ndim == 1:
-        return (entries,)
+        return (_no_round_multiple(entries),)
     side = int(np.ceil(entries ** (1.0 / ndim)))
-    shape = [side - ndim + 1 + i for i in range(ndim)]
+    shape = []
+    for i in range(ndim):  # distinct, odd and no multiple of 5: a chunked loop cannot end on a whole chunk
+        shape.append(_no_round_multiple(max(side - ndim + 1 + 2 * i, shape[-1] + 1 if shape else 3)))
     while int(np.prod(shape)) < entries:
-        shape[-1] += 1
+        shape[-1] = _no_round_multiple(shape[-1] + 1)
     return tuple(shape)
 
 
