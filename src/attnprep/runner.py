@@ -178,6 +178,17 @@ def _image_of(pid: int) -> tuple[str, ...] | None:
     return tuple(fields[22:25]) if len(fields) > 25 else None
 
 
+def _widen_pipe(fd: int) -> None:
+    """Linux: a 1 MiB pipe buffer instead of 64 KiB, so an array of 65,536 floats crosses in one write instead
+    of eight rounds of waking the other side (a call on one is 3.9 ms with 64 KiB, about half with 1 MiB)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+    except (ImportError, OSError):
+        pass  # not Linux, or a lower /proc/sys/fs/pipe-max-size: the default buffer works, a little slower
+
+
 class Worker:
     """One worker process (inside bubblewrap where possible) and its protocol pipes.
 
@@ -205,6 +216,8 @@ class Worker:
     def _spawn(self) -> None:
         to_worker_r, self._to_worker = os.pipe()
         self._from_worker, from_worker_w = os.pipe()
+        for fd in (self._to_worker, self._from_worker):
+            _widen_pipe(fd)
         self._spawned_at = time.monotonic()
         self.launch = sandbox.launch(to_worker_r, from_worker_w, self._cpu_seconds, warm=self._measure,
                                      framework=self.framework, memory_bytes=self.limits.memory_bytes)

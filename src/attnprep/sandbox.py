@@ -363,22 +363,24 @@ def launch(fd_in: int, fd_out: int, cpu_seconds: int, warm: bool = False, framew
                   scratch, False, scratch)
 
 
-# -- cgroup v2: caps on the whole worker tree where a cgroup can be had -----------------
+# -- cgroups: caps on the whole worker tree where a cgroup can be had ---------------------
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 _cgroup_state: dict[str, object] = {"reason": None, "count": 0}
 
 
 class Cgroup:
-    """A child cgroup (v2) of our own: memory and process caps on everything the worker starts.
+    """A child cgroup of our own: memory and process caps on everything the worker starts.
 
-    It can be had where our cgroup delegates the memory and pids controllers to children (a systemd
-    unit with Delegate=yes, a container given its own cgroup) or as root. The worker's processes are
-    moved in by the parent when the worker is ready, before the candidate loads.
+    cgroup v2: one directory, where our cgroup delegates the memory and pids controllers to children (a systemd
+    unit with Delegate=yes, a container given its own cgroup) or as root. cgroup v1 (separate memory and pids
+    hierarchies, as on older hosts and many containers): a directory in each, which root can make. The worker's
+    processes are moved in by the parent when the worker is ready, before the candidate loads.
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, more: tuple[Path, ...] = (), version: int = 2) -> None:
+        self.path, self.version = path, version
+        self.paths = (path, *more)
 
     @classmethod
     def create(cls, memory_bytes: int = MEMORY_LIMIT, processes: int = PROCESS_LIMIT,
@@ -386,67 +388,102 @@ class Cgroup:
         """A fresh capped cgroup, or None (the reason is kept for cgroup_reason())."""
         if _cgroup_state["reason"] is not None:
             return None
-        reason = None
+        _cgroup_state["count"] = int(_cgroup_state["count"]) + 1
+        # A neutral name: the candidate may read /proc/self/cgroup.
+        name = f"job-{os.getpid()}-{_cgroup_state['count']}"
         try:
             base = _own_cgroup(root)
-            if base is None:
-                reason = f"no cgroup v2 hierarchy at {root}"
+            if base is not None:
+                group, reason = cls._create_v2(base / name, memory_bytes, processes)
             else:
-                _cgroup_state["count"] = int(_cgroup_state["count"]) + 1
-                # A neutral name: the candidate may read /proc/self/cgroup.
-                child = base / f"job-{os.getpid()}-{_cgroup_state['count']}"
-                child.mkdir()
-                group = cls(child)
-                if not ((child / "memory.max").exists() and (child / "pids.max").exists()):
-                    try:
-                        (base / "cgroup.subtree_control").write_text("+memory +pids")
-                    except OSError:
-                        pass
-                if (child / "memory.max").exists() and (child / "pids.max").exists():
-                    (child / "memory.max").write_text(str(memory_bytes))
-                    (child / "pids.max").write_text(str(processes))
-                    for optional, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
-                        try:
-                            (child / optional).write_text(value)
-                        except OSError:
-                            pass
-                    return group
-                group.remove()
-                reason = f"the memory and pids controllers are not delegated to {base}"
+                bases = _own_cgroups_v1(root)
+                group, reason = (cls._create_v1(bases, name, memory_bytes, processes) if bases else
+                                 (None, f"no cgroup v2 hierarchy at {root}, nor v1 memory and pids hierarchies"))
         except OSError as exc:
-            reason = f"cannot create a cgroup: {exc.strerror or exc}"
-        _cgroup_state["reason"] = reason
-        return None
+            group, reason = None, f"cannot create a cgroup: {exc.strerror or exc}"
+        if group is None:
+            _cgroup_state["reason"] = reason
+        return group
+
+    @classmethod
+    def _create_v2(cls, child: Path, memory_bytes: int, processes: int) -> tuple[Cgroup | None, str | None]:
+        child.mkdir()
+        group = cls(child)
+        if not ((child / "memory.max").exists() and (child / "pids.max").exists()):
+            try:
+                (child.parent / "cgroup.subtree_control").write_text("+memory +pids")
+            except OSError:
+                pass
+        if (child / "memory.max").exists() and (child / "pids.max").exists():
+            (child / "memory.max").write_text(str(memory_bytes))
+            (child / "pids.max").write_text(str(processes))
+            for optional, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
+                try:
+                    (child / optional).write_text(value)
+                except OSError:
+                    pass
+            return group, None
+        group.remove()
+        return None, f"the memory and pids controllers are not delegated to {child.parent}"
+
+    @classmethod
+    def _create_v1(cls, bases: dict[str, Path], name: str, memory_bytes: int,
+                   processes: int) -> tuple[Cgroup | None, str | None]:
+        memory, pids = bases["memory"] / name, bases["pids"] / name
+        memory.mkdir()
+        group = cls(memory, (pids,), version=1)
+        try:
+            pids.mkdir()
+            (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
+            (pids / "pids.max").write_text(str(processes))
+        except OSError as exc:
+            group.remove()
+            return None, f"cannot cap a cgroup v1 of our own: {exc.strerror or exc}"
+        try:  # memory and swap together: no way around the cap through swap
+            (memory / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
+        except OSError:
+            pass
+        return group, None
 
     def add(self, pid: int) -> bool:
-        try:
-            (self.path / "cgroup.procs").write_text(str(pid))
-            return True
-        except OSError:
-            return False
+        done = True
+        for path in self.paths:
+            try:
+                (path / "cgroup.procs").write_text(str(pid))
+            except OSError:
+                done = False
+        return done
 
     def peak(self) -> int | None:
-        """memory.peak: the most the tree has used since it joined (Linux 5.19+)."""
+        """memory.peak: the most the tree has used since it joined (cgroup v2, Linux 5.19+). None on v1, whose
+        max_usage_in_bytes also counts the page cache the worker's first reads bring in (torch's libraries)."""
+        if self.version != 2:
+            return None
         try:
             return int((self.path / "memory.peak").read_text().split()[0])
         except (OSError, ValueError, IndexError):
             return None
 
     def pids(self) -> list[int]:
-        try:
-            return [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
-        except (OSError, ValueError):
-            return []
+        found: set[int] = set()
+        for path in self.paths:
+            try:
+                found.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                pass
+        return sorted(found)
 
     def kill(self) -> None:
-        """SIGKILL everything in the cgroup, setsid escapees included (cgroup.kill, Linux 5.14+)."""
+        """SIGKILL everything in the cgroup, setsid escapees included (cgroup.kill, Linux 5.14+; else one by one,
+        and the pids cap stops the tree from growing faster than that)."""
         import signal
 
-        try:
-            (self.path / "cgroup.kill").write_text("1")
-            return
-        except OSError:
-            pass
+        if self.version == 2:
+            try:
+                (self.path / "cgroup.kill").write_text("1")
+                return
+            except OSError:
+                pass
         for pid in self.pids():
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -456,15 +493,16 @@ class Cgroup:
     def remove(self) -> None:
         import time
 
-        for _ in range(200):  # the cgroup can go once its last process is gone
-            try:
-                self.path.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                self.kill()
-                time.sleep(0.005)
+        for path in self.paths:
+            for _ in range(200):  # a cgroup can go once its last process is gone
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    self.kill()
+                    time.sleep(0.005)
 
 
 def _own_cgroup(root: Path) -> Path | None:
@@ -478,6 +516,23 @@ def _own_cgroup(root: Path) -> Path | None:
         if line.startswith("0::"):
             return root / line[3:].lstrip("/")
     return None
+
+
+def _own_cgroups_v1(root: Path) -> dict[str, Path] | None:
+    """Our cgroup in the v1 memory and pids hierarchies (mounted at ROOT/memory and ROOT/pids), or None."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    found: dict[str, Path] = {}
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        for controller in parts[1].split(","):
+            if controller in ("memory", "pids") and (root / controller / "cgroup.procs").exists():
+                found[controller] = root / controller / parts[2].lstrip("/")
+    return found if len(found) == 2 else None
 
 
 def cgroup_reason() -> str | None:
