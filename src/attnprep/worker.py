@@ -20,16 +20,37 @@ CANDIDATE_MODULE = "candidate"
 FILE_LIMIT = 64 * 1024 * 1024
 
 
-def read_exact(fd: int, n: int) -> bytes:
-    """n bytes from fd; the parent having gone is the end of the worker."""
-    chunks, need = [], n
-    while need:
-        chunk = os.read(fd, min(need, 1 << 20))
-        if not chunk:
+_PENDING = bytearray()  # read from the parent's pipe, not yet taken
+_READ_AHEAD = 1 << 16
+
+
+def read_exact(fd: int, n: int) -> bytes | bytearray:
+    """n bytes from fd; the parent having gone is the end of the worker. A short read takes what the pipe
+    holds and keeps the rest (one read for a request's lengths, header and small arrays); a large one goes
+    straight into its own buffer."""
+    if len(_PENDING) >= n:
+        out = bytes(_PENDING[:n])
+        del _PENDING[:n]
+        return out
+    out = bytearray(n)
+    view = memoryview(out)
+    have = len(_PENDING)
+    view[:have] = _PENDING
+    _PENDING.clear()
+    while have < n:
+        if n - have < _READ_AHEAD:
+            chunk = os.read(fd, _READ_AHEAD)
+            got = min(len(chunk), n - have)
+            view[have:have + got] = chunk[:got]
+            _PENDING.extend(chunk[got:])
+        else:
+            chunk = os.read(fd, min(n - have, 1 << 20))
+            got = len(chunk)
+            view[have:have + got] = chunk
+        if not got:
             os._exit(0)
-        chunks.append(chunk)
-        need -= len(chunk)
-    return b"".join(chunks)
+        have += got
+    return out
 
 
 def read_chunk(fd: int) -> bytes:
