@@ -523,3 +523,69 @@ def _in_place_large(z, axis=-1):
     np.exp(buf, out=buf)
     buf /= buf.sum(axis=axis, keepdims=True)
     return buf
+
+
+# -- mistakes that only move tiny probabilities ----------------------------------------------------------------
+# Judged with DIAGNOSIS_ATOL = 0: a floor of 1e-12 or a flush below 1e-15 changes nothing an absolute tolerance of
+# 1e-8 would see. The probe's scores lie 20 to 720 below the maximum (probabilities from 2e-9 down to the
+# subnormal 2e-313), and each variant comes in the thresholds people pick.
+DIAGNOSIS_ATOL = 0.0
+_TINY_PROBE = np.array([[0.0, -20.0, -40.0, -60.0, -90.0, -300.0, -720.0],
+                        [-45.0, 0.0, -5.0, -33.0, -710.0, -150.0, -75.0]])
+
+
+def _plain(z, axis):
+    z = np.asarray(z, dtype=np.float64)
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _tiny_variants(make, values):
+    for value in values:
+        for renormalised in (True, False):
+            yield value, renormalised, make(value, renormalised)
+
+
+def _floor(eps, renormalised):
+    def softmax(z, axis=-1):
+        p = _plain(z, axis) + eps
+        return p / p.sum(axis=axis, keepdims=True) if renormalised else p
+    return softmax
+
+
+def _flush(threshold, renormalised):
+    def softmax(z, axis=-1):
+        p = _plain(z, axis)
+        p = np.where(p < threshold, 0.0, p)
+        return p / p.sum(axis=axis, keepdims=True) if renormalised else p
+    return softmax
+
+
+def _clip_shifted(low, _):
+    def softmax(z, axis=-1):
+        z = np.asarray(z, dtype=np.float64)
+        e = np.exp(np.clip(z - z.max(axis=axis, keepdims=True), low, None))
+        return e / e.sum(axis=axis, keepdims=True)
+    return softmax
+
+
+for _value, _renorm, _variant in _tiny_variants(_floor, (1e-15, 1e-12, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6)):
+    globals()[f"_floor_{_value:g}_{_renorm}"] = mistake(
+        "floor-on-probabilities", "do not add a small constant to the probabilities: every tiny one becomes that "
+        "constant; if a later log must not see 0, take log-softmax as z - logsumexp(z) instead")(_variant)
+for _value, _renorm, _variant in _tiny_variants(_flush, (1e-30, 1e-20, 1e-16, 1e-15, 1e-12, 1e-10, 1e-8)):
+    globals()[f"_flush_{_value:g}_{_renorm}"] = mistake(
+        "flushes-tiny-probabilities", "keep tiny probabilities as they are: setting those below a threshold to 0 "
+        "loses the tail of every wide slice")(_variant)
+for _value, _renorm, _variant in _tiny_variants(_clip_shifted, (-700.0, -500.0, -100.0, -50.0)):
+    if _renorm:  # the clip has no renormalised twin
+        globals()[f"_clip_shifted_{-_value:g}"] = mistake(
+            "clips-shifted-scores", "do not clip the shifted scores: exp(-inf) is exactly 0 and exp(-720) is a "
+            "number, while a clip at -700 turns both into exp(-700)")(_variant)
+
+
+def probes(rng):  # noqa: F811 -- the probes above, then the tiny-probability one
+    yield from _first_probes(rng)
+    yield from probes_more(rng)
+    yield "softmax", (_TINY_PROBE.copy(),), {}
+    yield "softmax", (_masked_probe(rng),), {}

@@ -113,7 +113,10 @@ def _grader(ex: Exercise, module) -> list[str]:
     if mistakes and not hasattr(module, "probes"):
         problems.append("the grader has @mistake variants but no probes(rng) to recognise them by")
     elif mistakes:
-        problems += _mistakes_told_apart(ex, module, mistakes, reference_module(ex), _run_local, _same)
+        from attnprep.diagnosis import tolerance_of
+
+        with tolerance_of(module):
+            problems += _mistakes_told_apart(ex, module, mistakes, reference_module(ex), _run_local, _same)
     return problems
 
 

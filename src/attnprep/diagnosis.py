@@ -12,8 +12,10 @@ reference's do. The source is never read.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
@@ -23,6 +25,19 @@ from attnprep.grading import Candidate, CandidateError, Fail, allclose
 from attnprep.wire import RngSpec
 
 _RTOL, _ATOL = 1e-5, 1e-8
+# A grader may set DIAGNOSIS_ATOL: softmax sets 0, so that a mistake which only moves tiny probabilities (a floor
+# of 1e-12 added, everything below 1e-15 flushed, exp clipped at -700) can be told apart on its probes.
+_atol_now: contextvars.ContextVar[float] = contextvars.ContextVar("diagnosis_atol", default=_ATOL)
+
+
+@contextlib.contextmanager
+def tolerance_of(module: ModuleType) -> Iterator[None]:
+    """Compare outcomes with the grader's DIAGNOSIS_ATOL (default 1e-8) inside."""
+    token = _atol_now.set(float(getattr(module, "DIAGNOSIS_ATOL", _ATOL)))
+    try:
+        yield
+    finally:
+        _atol_now.reset(token)
 
 
 def mistakes_of(module: ModuleType) -> list[Callable]:
@@ -67,7 +82,7 @@ def _close(x: np.ndarray, y: np.ndarray) -> bool:
         return False
     if x.dtype.kind == y.dtype.kind == "i":
         return bool(np.array_equal(x, y))
-    return allclose(x, y, rtol=_RTOL, atol=_ATOL, equal_nan=True)
+    return allclose(x, y, rtol=_RTOL, atol=_atol_now.get(), equal_nan=True)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -123,6 +138,12 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
     returned says nothing of the mistake (integer weights, say: NumPy promotes int @ float, torch refuses it)
     and is passed over; where the variant raised too, they agree, whatever the exception's name.
     """
+    with tolerance_of(module):
+        return _diagnose(module, ref, cand, rng, other_framework)
+
+
+def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.random.Generator,
+              other_framework: bool) -> list[dict[str, str]]:
     variants = mistakes_of(module)
     if not variants or not hasattr(module, "probes"):
         return []

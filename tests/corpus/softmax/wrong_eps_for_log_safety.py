@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail matches-reference
+# diagnosis: floor-on-probabilities
 # mistake: adds 1e-12 to every probability "so a later log never sees 0" and renormalises: harmless-looking, but every tiny probability is now wrong by orders of magnitude
 import numpy as np
 

@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail masked-entries
+# diagnosis: clips-shifted-scores
 # must-pass: shape sum-to-one non-negative axis input-unchanged
 # mistake: clips the shifted scores at -700 to "avoid underflow", so -inf entries come out as exp(-700), not exactly 0
 import numpy as np

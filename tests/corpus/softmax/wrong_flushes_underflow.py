@@ -1,5 +1,6 @@
 # attnprep: softmax
 # expect: fail matches-reference
+# diagnosis: flushes-tiny-probabilities
 # mistake: sets probabilities below 1e-15 to exactly zero ("they are underflow noise anyway") and renormalises, so the tail of every wide slice is lost
 import numpy as np
 
