@@ -582,6 +582,7 @@ for _value, _renorm, _variant in _tiny_variants(_clip_shifted, (-700.0, -500.0, 
         globals()[f"_clip_shifted_{-_value:g}"] = mistake(
             "clips-shifted-scores", "do not clip the shifted scores: exp(-inf) is exactly 0 and exp(-720) is a "
             "number, while a clip at -700 turns both into exp(-700)")(_variant)
+del _value, _renorm, _variant
 
 
 def probes(rng):  # noqa: F811 -- the probes above, then the tiny-probability one
