@@ -675,6 +675,19 @@ def reproducible(cand, ref, rng):
             raise Fail(f"{label}: with np.random.seed({seed}) before each of two runs of {n} calls, both runs drew "
                        f"the same {n} tokens, so the draws come from NumPy's global random state (np.random.choice "
                        "and the like); when rng is None use a fresh np.random.default_rng()")
+    # ... and not a generator seeded when the file is imported (rng = np.random.default_rng(1234) at the top):
+    # imported afresh, it draws the same n tokens again, where a fresh default_rng() per call does not.
+    runs = []
+    for _ in range(2):
+        if not cand.reload():
+            return  # the file cannot be imported twice: this part judges nothing
+        runs.append(cand.repeat(n, "sample", logits, **kw))
+    if all(isinstance(r, list) and len(r) == n for r in runs):
+        first, again = (np.array([_token(v, len(logits), label, loose=True) for v in r]) for r in runs)
+        if (first == again).all():
+            raise Fail(f"{label}: each time the file was imported afresh, {n} calls drew the same {n} tokens, so "
+                       "the draws come from a generator seeded when the file is imported (np.random.default_rng("
+                       "1234) at its top, say); when rng is None make a fresh np.random.default_rng() in each call")
 
 
 def _readable(x):

@@ -33,10 +33,15 @@ def _copied(value):
     return wire.decode(wire.encode(value, blobs), blobs)
 
 
-def in_process(module):
-    """A `send` for Candidate: the worker's `call` op, run here."""
+def in_process(path):
+    """A `send` for Candidate: the worker's `call` and `reload` ops, run here on the file at `path`."""
+    loaded = {"module": _load(path, "bench_candidate")}
 
     def send(header, blobs):
+        if header.get("op") == "reload":
+            loaded["module"] = _load(path, "bench_candidate")
+            return Reply({"kind": "loaded", "missing": []})
+        module = loaded["module"]
         fn = getattr(module, header["fn"])
         args = wire.decode(header.get("args", []), blobs, build_rng=True)
         kwargs = wire.decode(header.get("kwargs", {}), blobs, build_rng=True)
@@ -87,14 +92,9 @@ CHECKS = engine.invariants_of(GRADER)
 SIGNATURES = engine.signatures_of(REFERENCE, list(GRADER.FUNCTIONS))
 
 
-@pytest.fixture(scope="session")
-def candidate_module():
-    return _load(os.environ.get("ATTNPREP_BENCH_FILE", EXERCISE.solution_path), "bench_candidate")
-
-
 @pytest.fixture
-def candidate(candidate_module):
-    return Candidate(in_process(candidate_module), SIGNATURES)
+def candidate():
+    return Candidate(in_process(os.environ.get("ATTNPREP_BENCH_FILE", EXERCISE.solution_path)), SIGNATURES)
 
 
 def pytest_generate_tests(metafunc):

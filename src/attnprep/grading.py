@@ -300,6 +300,13 @@ class Candidate:
                 for f, a, kw in rest]
         return self._request(fn, args, kwargs, then=then, then_blobs=blobs).value
 
+    def reload(self) -> bool:
+        """Import the file again in the same worker, so that its module-level state starts over (a generator
+        seeded at import, say). False when the second import did not succeed: nothing can then be judged."""
+        reply = self._send({"op": "reload"}, [])
+        head = reply.header if isinstance(getattr(reply, "header", None), dict) else {}
+        return head.get("kind") == "loaded" and not head.get("missing")
+
     def repeat(self, n: int, fn: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call `fn` n times in a row on the same argument objects (one rng, say)."""
         return self._request(fn, args, kwargs, repeat=int(n)).value

@@ -97,7 +97,7 @@ def _sources() -> list[bytes]:
 
 # -- the replies' headers, field by field -----------------------------------------------
 
-_KINDS = {"ready": {"ready"}, "load": {"syntax", "import", "loaded"},
+_KINDS = {"ready": {"ready"}, "load": {"syntax", "import", "loaded"}, "reload": {"syntax", "import", "loaded"},
           "call": {"result", "exception", "too-large", "unencodable"}}
 
 
