@@ -561,7 +561,7 @@ def _flush(threshold, renormalised):
     return softmax
 
 
-def _clip_shifted(low, _):
+def _clip_shifted(low):
     def softmax(z, axis=-1):
         z = np.asarray(z, dtype=np.float64)
         e = np.exp(np.clip(z - z.max(axis=axis, keepdims=True), low, None))
@@ -577,11 +577,10 @@ for _value, _renorm, _variant in _tiny_variants(_flush, (1e-30, 1e-20, 1e-16, 1e
     globals()[f"_flush_{_value:g}_{_renorm}"] = mistake(
         "flushes-tiny-probabilities", "keep tiny probabilities as they are: setting those below a threshold to 0 "
         "loses the tail of every wide slice")(_variant)
-for _value, _renorm, _variant in _tiny_variants(_clip_shifted, (-700.0, -500.0, -100.0, -50.0)):
-    if _renorm:  # the clip has no renormalised twin
-        globals()[f"_clip_shifted_{-_value:g}"] = mistake(
-            "clips-shifted-scores", "do not clip the shifted scores: exp(-inf) is exactly 0 and exp(-720) is a "
-            "number, while a clip at -700 turns both into exp(-700)")(_variant)
+for _value in (-700.0, -500.0, -100.0, -50.0):  # a clip keeps the sum at one: no renormalised twin
+    globals()[f"_clip_shifted_{-_value:g}"] = mistake(
+        "clips-shifted-scores", "do not clip the shifted scores: exp(-inf) is exactly 0 and exp(-720) is a "
+        "number, while a clip at -700 turns both into exp(-700)")(_clip_shifted(_value))
 del _value, _renorm, _variant
 
 

@@ -10,6 +10,7 @@ ATTNPREP_BENCH_EXERCISE.
 
 import importlib.util
 import os
+import random
 import time
 import tracemalloc
 
@@ -45,8 +46,9 @@ def in_process(path):
         fn = getattr(module, header["fn"])
         args = wire.decode(header.get("args", []), blobs, build_rng=True)
         kwargs = wire.decode(header.get("kwargs", {}), blobs, build_rng=True)
-        if header.get("global_seed") is not None:
+        if header.get("global_seed") is not None:  # as the worker does: NumPy's and Python's global state
             np.random.seed(int(header["global_seed"]))
+            random.seed(int(header["global_seed"]))
         traced = bool(header.get("measure") or header.get("trace_memory"))
         if traced:
             tracemalloc.start()
