@@ -142,15 +142,77 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
         return _diagnose(module, ref, cand, rng, other_framework)
 
 
+class _Table:
+    """The half of a diagnosis that does not depend on the candidate: the probes, the reference's outcome on each
+    (and whether it repeats), and each variant's outcome on the probes of its function that tell it apart.
+
+    `grade` diagnoses every file of a class with the same seed, so this is built once per grader, seed and
+    precision and shared by the files (threads included: two that build it at once build equal tables)."""
+
+    def __init__(self, module: ModuleType, ref: ModuleType, rng: np.random.Generator) -> None:
+        self.module, self.ref = module, ref  # the key holds their ids, which a module loaded later may reuse
+        self.probes = list(module.probes(rng))
+        self.rng_after = rng.bit_generator.state
+        default_fn = module.FUNCTIONS[0]
+        rights: dict[int, tuple[Any, bool]] = {}  # the reference's outcome of each probe, once for all variants
+        # Per variant: (probe index, the variant's outcome, whether the reference's repeats, a slot for whether
+        # the variant's does, worked out only when a candidate's answer needs it).
+        self.telling: list[tuple[Callable, list[list[Any]]]] = []
+        for variant in mistakes_of(module):
+            target = variant.mistake_fn or default_fn
+            entries = []
+            for i, (fn, args, kwargs) in enumerate(self.probes):
+                if fn != target:
+                    continue
+                wrong = _run_local(variant, args, kwargs)
+                if i not in rights:
+                    rights[i] = _outcome(getattr(ref, fn), args, kwargs)
+                right, steady = rights[i]
+                entry = [i, wrong, steady, None]
+                if not steady and not self.variant_repeats(variant, entry):
+                    continue  # both draw from fresh randomness (no rng passed, say): no telling them apart
+                if _same(wrong, right):
+                    continue  # this probe cannot tell the mistake from the reference
+                entries.append(entry)
+            self.telling.append((variant, entries))
+
+    def variant_repeats(self, variant: Callable, entry: list[Any]) -> bool:
+        if entry[3] is None:
+            fn, args, kwargs = self.probes[entry[0]]
+            entry[3] = _outcome(variant, args, kwargs, first=entry[1])[1]
+        return entry[3]
+
+
+_TABLES: dict[tuple, _Table] = {}
+_TABLES_KEPT = 8  # a grade run uses one; tests and dev check cycle through a few graders and seeds
+
+
+def _table(module: ModuleType, ref: ModuleType, rng: np.random.Generator) -> _Table:
+    from attnprep import precision
+
+    key = (id(module), id(ref), repr(rng.bit_generator.state), precision.current(), _atol_now.get())
+    table = _TABLES.get(key)
+    if table is None or table.module is not module or table.ref is not ref:
+        table = _Table(module, ref, rng)
+        if len(_TABLES) >= _TABLES_KEPT:
+            _TABLES.clear()
+        _TABLES[key] = table
+    else:
+        rng.bit_generator.state = table.rng_after  # as if the probes had been drawn again
+    return table
+
+
 def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.random.Generator,
               other_framework: bool) -> list[dict[str, str]]:
-    variants = mistakes_of(module)
-    if not variants or not hasattr(module, "probes"):
+    if not mistakes_of(module) or not hasattr(module, "probes"):
         return []
-    default_fn = module.FUNCTIONS[0]
-    probes = list(module.probes(rng))
+    table = _table(module, ref, rng)
+    probes = table.probes
 
     def ask(fn: str, args: tuple, kwargs: dict) -> Any:
+        # A copy: the table's probes serve every file, and an in-process candidate (the benchmark's) could
+        # change its arguments in place.
+        args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
         try:
             result, args_after, _ = cand.call_tracking_args(fn, *args, **kwargs)
             return result, args_after
@@ -167,28 +229,18 @@ def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rand
         return repeats[i]
 
     found = []
-    rights: dict[int, tuple[Any, bool]] = {}  # the reference's outcome of each probe, once for all the variants
-    for variant in variants:
-        target = variant.mistake_fn or default_fn
+    for variant, entries in table.telling:
         telling = 0
-        for i, ((fn, args, kwargs), got) in enumerate(zip(probes, answers, strict=True)):
-            if fn != target:
-                continue
-            wrong = _run_local(variant, args, kwargs)
-            if i not in rights:
-                rights[i] = _outcome(getattr(ref, fn), args, kwargs)
-            right, steady = rights[i]
-            if not steady and not _outcome(variant, args, kwargs, first=wrong)[1]:
-                continue  # both draw from fresh randomness (no rng passed, say): no telling them apart
-            if _same(wrong, right):
-                continue  # this probe cannot tell the mistake from the reference
+        for entry in entries:
+            i, wrong, steady = entry[0], entry[1], entry[2]
+            got = answers[i]
             if other_framework and isinstance(got, CandidateError):
                 if not isinstance(wrong, BaseException):
                     continue  # a framework's own refusal, not the mistake's behaviour
                 telling += 1  # both refused; the framework names its exception its own way (RuntimeError)
                 continue
             if not _same(got, wrong):
-                if steady and not _outcome(variant, args, kwargs, first=wrong)[1] and not candidate_repeats(i):
+                if steady and not table.variant_repeats(variant, entry) and not candidate_repeats(i):
                     # the variant draws fresh randomness where the reference is reproducible (it ignores the rng
                     # passed in, say): matched by a candidate whose answer does not repeat either
                     telling += 1
