@@ -234,64 +234,107 @@ def stable(cand, ref, rng):
            "rows near 0, 100, 1e3 and -1e3 (float32 overflows past exp(88))", rtol=1e-4, atol=1e-6)
 
 
-@invariant("masked-entries", "-inf entries give exactly 0.0 and the rest still sum to one")
+# (shape, offset, low, axis, dtype) of the masked calls. Offsets near -1e4 in every dimensionality, along another
+# axis and in float32: a finite stand-in such as -1e4 for -inf (swapped in on one code path only) gives a blocked
+# entry as much weight as the open ones there, and nowhere else.
+MASKED_CASES = [((4, 6), 0.0, 0.0, -1, np.float64), ((2, 3, 5), 0.0, 0.0, -1, np.float64),
+                ((3, 6), 1e4, 0.0, -1, np.float64), ((3, 6), -1e4, 0.0, -1, np.float64),
+                ((3, 7), 0.0, -1e3, -1, np.float64), ((7,), -1e4, 0.0, -1, np.float64),
+                ((2, 3, 5), -1e4, 0.0, -1, np.float64), ((2, 2, 3, 4), -1e4, 0.0, -1, np.float64),
+                ((9,), 0.0, 0.0, -1, np.float64), ((2, 3, 5), -1e4, 0.0, 0, np.float64),
+                ((4, 3, 5), 0.0, 0.0, 1, np.float64), ((3, 6), -1e4, 0.0, -1, np.float32),
+                ((7,), 0.0, 0.0, -1, np.float32)]
+
+
+def _run_along(cand, z, ax):
+    """softmax of z (built along its last axis) moved so that axis `ax` is the one normalised; the output moved
+    back, with the call's label."""
+    if ax == -1:
+        return _run(cand, z)
+    out, label = _run(cand, np.moveaxis(z, -1, ax), axis=ax)
+    check_shape(out, np.moveaxis(z, -1, ax).shape, label)
+    return np.moveaxis(out, ax, -1), label
+
+
+@invariant("masked-entries", "-inf entries give exactly 0.0 and the rest still sum to one: 1-D to 4-D, along "
+                             "other axes, in float32, next to scores near -1e4")
 def masked_entries(cand, ref, rng):
-    # Offsets near -1e4 too: -inf must become exactly 0 there, which a finite stand-in like -1e4 does not.
     # Each masked call is judged against the candidate's own call on the same z with ordinary numbers in place of
-    # the -inf entries: where that one already overflows, is not normalised along the last axis, or is not the
+    # the -inf entries: where that one already overflows, is not normalised along the axis, or is not the
     # softmax, the fault is not the -inf entries (stable, sum-to-one, axis and matches-reference say what it is),
     # and only what the masking itself adds is judged here.
-    # The last case masks every entry of a slice but those near -1e3: the open entries alone are what the
+    # The `low` case masks every entry of a slice but those near -1e3: the open entries alone are what the
     # softmax must normalise, so exp of them without subtracting their maximum underflows to 0/0, which the
     # same z without -inf entries (its largest entries near 0) does not.
-    for s, offset, low in (((4, 6), 0.0, 0.0), ((2, 3, 5), 0.0, 0.0), ((3, 6), 1e4, 0.0), ((3, 6), -1e4, 0.0),
-                           ((3, 7), 0.0, -1e3)):
+    for s, offset, low, ax, dtype in MASKED_CASES:
         blocked = rng.random(s) < 0.4
         keep = rng.integers(0, s[-1], size=s[:-1])  # one open entry per slice, not always the first
         np.put_along_axis(blocked, keep[..., None], False, axis=-1)
         np.put_along_axis(blocked, (keep[..., None] + 1) % s[-1], True, axis=-1)  # and one blocked entry
+        if ax != -1:
+            # no slice along the caller's last axis all -inf either: a maximum taken along that axis instead of
+            # `axis` (for the axis check to report) would otherwise give -inf - -inf here
+            moved = np.moveaxis(blocked, -1, ax)
+            first = moved[..., 0]
+            first[moved.all(axis=-1)] = False
         z_plain = rng.normal(size=s) + np.where(blocked, 0.0, low)
         z_plain += to_edge(z_plain, offset) if offset else 0.0  # near +-1e4, within the documented range
-        z = np.where(blocked, -np.inf, z_plain)
-        out, label = _run(cand, z)
-        label += " with -inf entries"
+        z_plain = z_plain.astype(dtype)
+        z = np.where(blocked, -np.inf, z_plain).astype(dtype)
+        out, label = _run_along(cand, z, ax)
+        label += f" ({np.dtype(dtype).name}) with -inf entries" if dtype != np.float64 else " with -inf entries"
         check_shape(out, s, label)
-        plain = attempt(_run, cand, z_plain)
+        plain = attempt(_run_along, cand, z_plain, ax)
         if isinstance(plain, Broke) or plain[0].shape != s or not np.isfinite(plain[0]).all():
             continue  # fails without any -inf at these magnitudes already: not the masking's doing
         plain = plain[0]
-        if not allclose(plain.sum(axis=-1), 1.0, rtol=0.0, atol=1e-6):
-            # not normalised along the last axis even without -inf entries (for sum-to-one and axis): a slice
+        if not allclose(plain.sum(axis=-1), 1.0, rtol=0.0, atol=1e-5):
+            # not normalised along the axis even without -inf entries (for sum-to-one and axis): a slice
             # along the axis it does normalise may be all -inf here, so only finite entries are judged
             nonzero = blocked & np.isfinite(out) & (out != 0.0)
             if nonzero.any():
                 idx = tuple(int(i) for i in np.argwhere(nonzero)[0])
-                raise Fail(f"{label}: entry {list(idx)} is -inf in z but {fmt(out[idx])} in the output, "
+                raise Fail(f"{label}: entry {_moved(idx, ax)} is -inf in z but {fmt(out[idx])} in the output, "
                            "expected exactly 0.0")
             continue
         if np.isnan(out).any():
             idx = tuple(int(i) for i in np.argwhere(np.isnan(out))[0])
-            raise Fail(f"{label}: entry {list(idx)} is nan (inf - inf or 0/0 somewhere), while the same z with "
-                       "ordinary numbers in place of the -inf entries gives finite numbers: an -inf entry must "
+            raise Fail(f"{label}: entry {_moved(idx, ax)} is nan (inf - inf or 0/0 somewhere), while the same z "
+                       "with ordinary numbers in place of the -inf entries gives finite numbers: an -inf entry must "
                        "give exp(-inf) = 0; subtract the slice maximum, which is finite, not an entry that may be "
                        "-inf")
         nonzero = blocked & (out != 0.0)
         if nonzero.any():
             idx = tuple(int(i) for i in np.argwhere(nonzero)[0])
-            raise Fail(f"{label}: entry {list(idx)} is -inf in z but {fmt(out[idx])} in the output, "
-                       "expected exactly 0.0")
-        check_close(out.sum(axis=-1), np.ones(s[:-1]), f"the sums along the last axis of {label}", rtol=1e-6,
-                    atol=1e-6, context="the open entries must still sum to one, as they do without -inf entries")
+            stand_in = (" (a finite stand-in for -inf, such as -1e4, weighs as much as scores near it: keep -inf, "
+                        "whose exp is exactly 0)" if offset < 0 else "")
+            raise Fail(f"{label}: entry {_moved(idx, ax)} is -inf in z but {fmt(out[idx])} in the output, "
+                       f"expected exactly 0.0{stand_in}")
+        f32 = dtype != np.float64
+        check_close(out.sum(axis=-1), np.ones(s[:-1]), f"the sums along the axis of {label}", rtol=1e-6,
+                    atol=1e-5 if f32 else 1e-6, context="the open entries must still sum to one, as they do "
+                                                        "without -inf entries")
+        if f32:
+            continue  # float32 input gives a float32 result: its values are matches-reference's at float64
         # the reference only for a candidate that is right on the same z without -inf, at the same magnitudes
         z_level, level = z_plain, plain
         if low:
             z_level = z_plain + np.where(blocked, low, 0.0)
-            level = attempt(_run, cand, z_level)
+            level = attempt(_run_along, cand, z_level, ax)
             level = None if isinstance(level, Broke) else level[0]
         if level is not None and level.shape == s and allclose(level, ref.softmax(z_level), rtol=1e-6,
                                                                    atol=1e-9):
             check_close(out, ref.softmax(z), label,
                         context="the same call with ordinary numbers in place of the -inf entries is right")
+
+
+def _moved(idx, ax):
+    """An entry's index as the caller's array has it: the checks build z along its last axis and move that axis
+    to `ax` (np.moveaxis) for the call."""
+    order = list(range(len(idx)))
+    if ax != -1:
+        order.insert(ax % len(idx), order.pop())
+    return [int(idx[o]) for o in order]
 
 
 @invariant("axis", "works along every axis, negative ones included")
