@@ -376,6 +376,29 @@ def _stable_cases(rng):
            (x, W_q, W_k, W_v, W_o), _inputs(rng, B, T, d_model, H, H_kv, hd), H, H_kv,
            "mask first, then subtract the maximum of the keys each row may see; a maximum taken before the mask "
            "comes from the future and pushes every visible score to exp(-thousands) = 0", "reference")
+    # Scores that rise from about 0 at key 0 to about 1.5e4 at the last key, the same for every query: the future
+    # outscores what a query may see by more than 1e4, so a finite fill such as -1e4 added to the future leaves it
+    # ahead (and a -inf mask does not care).
+    yield ("scores rising along the keys from 0 to 1.5e4, so the future outscores the visible keys by more than "
+           "1e4", _rising_scores(rng, B, T + 1, d_model, H, H_kv, hd, top=1.5e4),
+           _inputs(rng, B, T + 1, d_model, H, H_kv, hd), H, H_kv,
+           "mask the future with -inf (or the dtype's lowest number), not a finite fill such as -1e4 that scores "
+           "this large outweigh", "reference")
+
+
+def _rising_scores(rng, B, T, d_model, H, H_kv, hd, top):
+    """Inputs whose scores (every head, every query) are about top * j / (T - 1) at key j, plus noise of about 1.
+
+    Feature 0 of x is 1 and feature 1 is j / (T - 1): W_q maps feature 0, W_k feature 1, onto one unit vector u of
+    each head; the other features are random and reach q and k only weakly, v fully."""
+    u = rng.normal(size=hd)
+    u /= np.linalg.norm(u)
+    x, W_q, W_k, W_v, W_o = _inputs(rng, B, T, d_model, H, H_kv, hd, scale=0.3)
+    x[..., 0], x[..., 1] = 1.0, np.linspace(0.0, 1.0, T)
+    a = np.sqrt(top * np.sqrt(hd))  # q . k / sqrt(hd) = a^2 * j / (T - 1) / sqrt(hd) = top * j / (T - 1)
+    W_q[:2], W_k[:2], W_v[:2] = 0.0, 0.0, 0.0
+    W_q[0], W_k[1] = np.tile(a * u, H), np.tile(a * u, H_kv)
+    return x, W_q, W_k, W_v, W_o
 
 
 @invariant("stable", "scores of thousands, rows at very different scales, large future scores and each row's "

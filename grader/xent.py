@@ -103,35 +103,48 @@ def _near(logits, targets, margin, sign):
     return out
 
 
-@invariant("confident", "a huge margin gives a loss near 0 when the target wins, and a finite loss when it loses")
+# Past the small cases: a vocabulary of 4,099 (past 1,024 and 4,096, where code may switch to another method "for
+# large vocabularies") and a batch of 257 (past 64 and 256), both margins each. Odd sizes: no chunk ends on the last.
+CONFIDENT_LARGE = [Rung(label, (n, v, margin, sign)) for label, n, v in (("V = 4,099", 3, 4099), ("N = 257", 257, 7))
+                   for margin, sign in ((5000.0, 1), (1000.0, -1))]
+
+
+@invariant("confident", "a huge margin gives a loss near 0 when the target wins, and a finite loss when it loses, "
+                        "up to V = 4,099 and N = 257")
 def confident(cand, ref, rng):
     # A loss that is not finite at a huge margin always fails. Its value is held to the reference only when the
     # candidate matches it (to 1e-4) on the same rows at an ordinary margin of 2: a loss that is wrong at every
     # margin (a wrong reduction, say) is the business of the other invariants, not of large margins.
     cases = [(4, 6, 1000.0, 1), (3, 50, 100.0, 1), (1, 3, 5000.0, 1), (4, 6, 1000.0, -1), (2, 30, 800.0, -1)]
-    for n, vocab, margin, sign in cases:
-        logits = rng.normal(size=(n, vocab))
-        targets = _targets(rng, n, vocab)
-        ordinary = _near(logits, targets, 2.0, sign)
-        at_two = _value(cand, ordinary, targets)
-        huge = _near(logits, targets, margin, sign)
-        got, label = _loss(cand, huge, targets)
-        if sign > 0:
-            context = f"each target's logit beats every other by {fmt(margin)}: its probability is 1, the loss 0"
-            not_finite = (f"each target's logit beats every other by {fmt(margin)}, so the other probabilities "
-                          "underflow to 0; a log(0), or 0 * log(0), anywhere turns the loss into inf or nan")
-        else:
-            context = (f"each target's logit trails the top one by more than {fmt(margin)}: a confidently wrong "
-                       f"prediction, whose loss is a little over {fmt(margin)}")
-            not_finite = (f"each target's logit trails the top one by more than {fmt(margin)}, so its softmax "
-                          "probability underflows to 0 and log(0) = -inf; the true loss is a little over "
-                          f"{fmt(margin)}, finite")
-        want = ref.cross_entropy(huge, targets)
-        if not np.isfinite(got):
-            _close(got, want, label, why_not_finite=not_finite)
-        fine = isinstance(at_two, float) and isclose(at_two, ref.cross_entropy(ordinary, targets), rtol=1e-4)
-        if fine:
-            _close(got, want, label, context=context + f"; at a margin of 2 it comes out right ({fmt(at_two)})")
+    for case in cases:
+        _confident_case(cand, ref, rng, *case)
+    first_failing(CONFIDENT_LARGE, lambda rung: _confident_case(cand, ref, rng, *rung.value))
+
+
+def _confident_case(cand, ref, rng, n, vocab, margin, sign):
+    """One case of `confident`: the target `margin` above every other logit of its row (sign +1) or below (-1)."""
+    logits = rng.normal(size=(n, vocab))
+    targets = _targets(rng, n, vocab)
+    ordinary = _near(logits, targets, 2.0, sign)
+    at_two = _value(cand, ordinary, targets)
+    huge = _near(logits, targets, margin, sign)
+    got, label = _loss(cand, huge, targets)
+    if sign > 0:
+        context = f"each target's logit beats every other by {fmt(margin)}: its probability is 1, the loss 0"
+        not_finite = (f"each target's logit beats every other by {fmt(margin)}, so the other probabilities "
+                      "underflow to 0; a log(0), or 0 * log(0), anywhere turns the loss into inf or nan")
+    else:
+        context = (f"each target's logit trails the top one by more than {fmt(margin)}: a confidently wrong "
+                   f"prediction, whose loss is a little over {fmt(margin)}")
+        not_finite = (f"each target's logit trails the top one by more than {fmt(margin)}, so its softmax "
+                      "probability underflows to 0 and log(0) = -inf; the true loss is a little over "
+                      f"{fmt(margin)}, finite")
+    want = ref.cross_entropy(huge, targets)
+    if not np.isfinite(got):
+        _close(got, want, label, why_not_finite=not_finite)
+    fine = isinstance(at_two, float) and isclose(at_two, ref.cross_entropy(ordinary, targets), rtol=1e-4)
+    if fine:
+        _close(got, want, label, context=context + f"; at a margin of 2 it comes out right ({fmt(at_two)})")
 
 
 def _value(cand, logits, targets):
@@ -142,7 +155,8 @@ def _same(a, b):
     return isinstance(a, float) and isinstance(b, float) and bool(isclose(a, b, rtol=1e-6, atol=1e-9))
 
 
-@invariant("stable", "no overflow for logits near +-1e4 or rows at very different scales")
+@invariant("stable", "no overflow for logits near +-1e4 or rows at very different scales, up to V = 4,099 and "
+                     "N = 257")
 def stable(cand, ref, rng):
     # Each case is a moderate batch plus one large constant per row. The true loss does not change under
     # such a shift, so the candidate is held to its own value on the moderate batch, but only when it also
@@ -190,7 +204,8 @@ def stable(cand, ref, rng):
     # Rows whose maximum sits at a random inner position, a few logits near it and the rest 1,000 to 5,000 below,
     # at +-2,500 to +-5,000: a shift by anything but each row's own maximum (the first logit, the target's, the
     # mean, the minimum, one maximum for the batch) overflows or underflows there. Held to the reference when the
-    # candidate is right on moderate logits of the same shape; N = 1, then a batch.
+    # candidate is right on moderate logits of the same shape; N = 1, then a batch, then a vocabulary of 4,099 and a
+    # batch of 257 (past 1,024 and 4,096 classes, past 64 and 256 rows: where code may switch method by size).
     def judge(rung):
         n, vocab = rung.value
         targets = _targets(rng, n, vocab)
@@ -213,7 +228,8 @@ def stable(cand, ref, rng):
                        "right: subtract each row's own maximum before np.exp and add it back after the log",
                why_not_finite=f"{where}, the rest of each row 1,000 or more below: exp overflows, or a row's sum of "
                               "exps underflows to 0 (log(0)), unless each row is shifted by its own maximum")
-    first_failing([Rung("N = 1, V = 9", (1, 9)), Rung("N = 6, V = 9", (6, 9))], judge)
+    first_failing([Rung("N = 1, V = 9", (1, 9)), Rung("N = 6, V = 9", (6, 9)), Rung("V = 4,099", (3, 4099)),
+                   Rung("N = 257", (257, 9))], judge)
 
 
 @invariant("shift-invariant", "adding a constant to every logit of a row changes nothing")
@@ -314,9 +330,12 @@ def bad_input(cand, ref, rng):
 LADDER = [Rung(f"N = {n:,}, V = {v:,}", (n, v)) for n, v in ((1, 1), (3, 1), (1, 5), (4, 10), (16, 3), (7, 100),
                                                              (4, 300), (2, 70_000))]
 LARGE = Rung("N = 521, V = 127 (66,167 logits)", (521, 127))  # odd sizes: no chunk of rows ends on the last
+# Past 1,000 and 2,048 rows, where code may average chunks of rows (a mean of chunk means is not the mean unless
+# every chunk is full) or switch method "for large batches"; prime, so that no chunk size divides it.
+LONG_BATCH = Rung("N = 2,053, V = 13", (2053, 13))
 
 
-@invariant("matches-reference", "matches a reference cross-entropy to rtol 1e-6, N = 1 to 512 and V = 1 to "
+@invariant("matches-reference", "matches a reference cross-entropy to rtol 1e-6, N = 1 to 2,053 and V = 1 to "
                                 "70,000 (66,167 logits in one call)")
 def matches_reference(cand, ref, rng):
     def judge(rung):
@@ -340,7 +359,7 @@ def matches_reference(cand, ref, rng):
         _close(got, ref.cross_entropy(logits, targets), label,
                context="rows offset by +-4,200 to +-8,000, off float32's grid",
                question="is everything computed in float64 at this size?")
-    first_failing(LADDER, judge)
+    first_failing([*LADDER, LONG_BATCH], judge)
     first_failing([LARGE], judge_large)
 
 

@@ -290,7 +290,7 @@ def _diagnose(module: ModuleType, ref: ModuleType, session: Session, seed: int, 
         CURRENT_TALLY.reset(token)
 
 
-PRECISION_PROBES = 3  # the grader's first probes: enough to see the dtype of every function's result
+PRECISION_PROBES = 3  # the first probes of each function: enough to see the dtype of its results
 
 
 def _precision_of(module: ModuleType, session: Session, seed: int, end: float) -> str:
@@ -306,9 +306,15 @@ def _precision_of(module: ModuleType, session: Session, seed: int, end: float) -
     seen: list[str | None] = []
     try:
         cand = Candidate(session.send)
-        for i, (fn, args, kwargs) in enumerate(probes(np.random.default_rng([seed, 3]))):
-            if i >= PRECISION_PROBES:
-                break
+        asked: dict[str, int] = {}
+        for fn, args, kwargs in probes(np.random.default_rng([seed, 3])):
+            # The first probes of each function: a grader whose probes open with a mask builder's (window's, whose
+            # masks are bool) would otherwise never see the dtype of the attention it judges.
+            if asked.get(fn, 0) >= PRECISION_PROBES:
+                if all(asked.get(f, 0) >= PRECISION_PROBES for f in module.FUNCTIONS):
+                    break
+                continue
+            asked[fn] = asked.get(fn, 0) + 1
             try:
                 reply = cand.reply(fn, *args, **kwargs)
             except (CandidateError, Fail):
