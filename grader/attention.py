@@ -70,7 +70,7 @@ def _make_mask(rng, shape, j_star):
     np.put_along_axis(m, keep[..., None], False, axis=-1)
     col = rng.random(shape[:-1]) < 0.5
     col.flat[0], col.flat[-1] = True, False
-    m[..., j_star] = col
+    m[..., j_star] = col if len(shape) > 1 else True  # a (T_k,) mask has one row: j_star blocked in it
     return m
 
 
@@ -348,6 +348,12 @@ def mask(cand, ref, rng):
         ("one (T_q, T_k) mask shared by the batch", (3,), 6, 6, 4, 2, (6, 6)),
         ("a (B, 1, 1, T_k) padding mask", (2, 3), 5, 6, 4, 3, (2, 1, 1, 6)),
         ("a full-shape mask", (2,), 4, 5, 3, 4, (2, 4, 5)),
+        # Shapes that read differently when taken for another layout: a (T_q, T_k) mask whose T_q equals B looks
+        # like a (B, T_k) padding mask, a per-head (H, T_q, T_k) one with H == B like a (B, T_q, T_k) one.
+        ("a (T_q, T_k) mask, with as many batch elements as queries", (4,), 4, 6, 3, 2, (4, 6)),
+        ("one (H, T_q, T_k) mask per head, shared by the batch", (2, 3), 4, 5, 3, 2, (3, 4, 5)),
+        ("one (H, T_q, T_k) mask per head, as many heads as batch elements", (3, 3), 4, 5, 3, 2, (3, 4, 5)),
+        ("a (T_k,) mask, the same keys blocked for every query", (2,), 4, 6, 3, 2, (6,)),
     )
     for what, batch, t_q, t_k, d_k, d_v, mshape in cases:
         q, k, v = _qkv(rng, batch, t_q, t_k, d_k, d_v)
