@@ -439,6 +439,35 @@ def top_p(cand, ref, rng):
         first_failing(top_ps()[:-1], lambda rung, logits=logits, t=t, k=k, before_p=before_p: _top_p_case(
             cand, ref, logits, "logits", t, k, rung.value, "", before_p=before_p))
     _exact_thresholds(cand, rng)
+    _tied_crossing(cand, ref, rng)
+
+
+def _tied_crossing(cand, ref, rng):
+    """The token that takes the running total past top_p ties with the next one, below the most probable tokens:
+    one of the tied tokens stays, or both. A threshold strictly above the first token that is dropped (p > the
+    next probability) drops the tie and the crossing with it, and keeps less than top_p."""
+    cases = [(np.array([3.0, 1.0, 1.0, 0.0, -1.0]), 0.8)]  # 0.747 before the tie, 0.848 with one of it
+    for V, n in ((9, 3), (12, 4)):
+        while True:
+            logits = np.sort(rng.normal(scale=1.5, size=V))[::-1]
+            logits[n] = logits[n - 1]  # the n-th and (n+1)-th most probable tie
+            q = ref.sampling_probs(logits)
+            cum = np.cumsum(q)
+            if cum[n - 1] - cum[n - 2] > 0.02 and q[n + 1] < q[n] * 0.9:
+                break
+        perm = rng.permutation(V)  # the tied tokens apart in vocabulary order
+        cases.append((logits[perm], float((cum[n - 2] + cum[n - 1]) / 2)))
+    for logits, p in cases:
+        own = attempt(_probs, cand, logits)
+        q = None if isinstance(own, Broke) else _distribution(own[0])
+        if q is None:
+            continue  # no distribution to filter: sum-to-one and non-negative report it
+        order = np.sort(q)[::-1]
+        n = int(np.searchsorted(np.cumsum(order), p)) + 1  # the smallest prefix reaching p, by the candidate's q
+        if n >= len(q) or order[n - 1] != order[n]:
+            continue  # the candidate's own distribution does not tie there (another mistake, for other checks)
+        out, label = _probs(cand, logits, top_p=p)
+        _check_tied_cut(out, q, n, label, f"top_p={fmt(p)}")
 
 
 def _long_tail(rng, ref, V, t=None, k=None):
