@@ -184,7 +184,7 @@ def cache_content(cand, ref, rng):
 
 
 @invariant("matches-full", "stepping through T tokens reproduces causal multi-head attention on the whole sequence, "
-                            "also on from caches of 254 and 2,046 positions")
+                            "also on from caches of 254 and 2,046 positions, and for two sequences decoded in turns")
 def matches_full(cand, ref, rng):
     # (B, T, d_model, n_heads, weight scale): the last case has sharp attention
     cases = [(2, 6, 12, 3, 1.0), (1, 5, 8, 2, 1.0), (3, 4, 6, 6, 1.0), (2, 5, 10, 1, 1.0),
@@ -218,6 +218,21 @@ def matches_full(cand, ref, rng):
                 check_close(y, full[:, i], what,
                             context=f"expected row {t0 + i} of causal multi-head attention over the whole sequence")
                 cache = (K, V)
+    # Two sequences of the same shapes decoded in turns, as a server does with two requests: each step must read
+    # the cache it is given, not one remembered from the step before (which had the other sequence's history).
+    B, T, d_model, n_heads = 2, 4, 12, 3
+    W = _weights(rng, d_model, 1.0)
+    xs = [rng.normal(size=(B, T, d_model)) for _ in range(2)]
+    fulls = [_full_causal_mha(x, *W, n_heads) for x in xs]
+    caches = [None, None]
+    for t in range(T):
+        for which in (0, 1):
+            y, K, V, _ = _step(cand, xs[which][:, t], caches[which], W, n_heads)
+            check_close(y, fulls[which][:, t], f"y_t of token {t} of sequence {'AB'[which]}, two sequences "
+                        "(A and B) of the same shapes decoded in turns, each with its own cache",
+                        context="expected that sequence's row of causal multi-head attention: a step must use only "
+                                "the cache it is given, never state kept from an earlier call")
+            caches[which] = (K, V)
 
 
 @invariant("batch-independent", "each sequence of the batch is decoded as if it were alone")
