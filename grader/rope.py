@@ -184,7 +184,10 @@ def direction(cand, ref, rng):
 def frequencies(cand, ref, rng):
     # Each angle is read from the turn between positions 0 and 1 (see _turn): whatever the candidate does at
     # position 0, and whichever way it turns, only how far each feature turns counts here.
-    for d, base in ((8, 10000.0), (12, 10000.0), (8, float(rng.integers(50, 500)))):
+    # Bases that are not whole numbers too (NTK-scaled ones are not): int(base) or a base parsed as an integer
+    # would round them.
+    for d, base in ((8, 10000.0), (12, 10000.0), (8, round(float(rng.uniform(50.0, 500.0)), 3)),
+                    (10, round(float(rng.uniform(2.1, 2.9)), 3))):
         turn, _, label = _turn(cand, d, base)
         if turn is None:
             continue
