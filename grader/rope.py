@@ -9,6 +9,7 @@ from attnprep.grading import (
     allclose,
     as_float,
     attempt,
+    cannot_judge,
     check_close,
     check_shape,
     expect_raises,
@@ -166,6 +167,8 @@ def direction(cand, ref, rng):
     # radian), so only its sense counts: counter-clockwise, (x1, x2) -> (x1 cos - x2 sin, x1 sin + x2 cos).
     turn, out, label = _turn(cand, 2)
     if turn is None:
+        cannot_judge(f"{label} gives what position 0 gives, so no pair turns at all: the positions are ignored "
+                     "(the positions check says more)")
         return
     sense = (turn[0, 1] - turn[1, 0]) / 2  # sin of the turn: + counter-clockwise, - clockwise
     if sense > 1e-9:
@@ -190,6 +193,8 @@ def frequencies(cand, ref, rng):
                     (10, round(float(rng.uniform(2.1, 2.9)), 3))):
         turn, _, label = _turn(cand, d, base)
         if turn is None:
+            cannot_judge(f"{label} gives what position 0 gives, so no pair turns at all: the positions are "
+                         "ignored (the positions check says more)")
             continue
         out = turn
         half = d // 2

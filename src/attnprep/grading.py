@@ -121,6 +121,12 @@ def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return Broke(str(exc), raised=False)
 
 
+def cannot_judge(reason: str) -> None:
+    """Record that part of this check could not be judged, for a reason of the candidate's that another check
+    reports (its positions are ignored, say): the check then ends `not-judged` with `reason`, never as a pass."""
+    _tally().broke.append(reason)
+
+
 class CandidateCrash(Exception):
     """The worker died inside a candidate call (exit, segfault, memory)."""
 
