@@ -1,5 +1,7 @@
 """Hidden checks for the `attention` exercise."""
 
+import math
+
 import numpy as np
 
 from attnprep.grading import (
@@ -488,7 +490,8 @@ def _run_lifted(cand, n, q, k, v, mask=_NO_MASK):
 def scale(cand, ref, rng):
     # The divisor is read off the candidate's own weights (v is chosen so the output rows are the weights):
     # within a row, log weight against the raw score q k^T is a line of slope 1/divisor.
-    for t, d_k, d_v in ((6, 9, 8), (5, 16, 7)):
+    # d_k = 7 is no perfect square: an integer square root (math.isqrt, int(d_k ** 0.5)) shows there.
+    for t, d_k, d_v in ((6, 9, 8), (5, 16, 7), (5, 7, 6)):
         q, k, v = _circulant_problem(rng, t, d_k, d_v)
         lift = _lift(cand, q, k, v)
         if lift is None:
@@ -516,6 +519,9 @@ def scale(cand, ref, rng):
             (float(t), f"T_k = {t}, the number of keys", f"divide by sqrt(d_k) = sqrt({d_k}) = {root}"),
             (1.0 / right, f"1/sqrt(d_k), i.e. multiplied by sqrt(d_k) = {root}", "divide by it instead"),
         ]
+        if math.isqrt(d_k) ** 2 != d_k:
+            wrong.append((float(math.isqrt(d_k)), f"{math.isqrt(d_k)}, the integer square root of d_k = {d_k}",
+                          f"take the real one, np.sqrt(d_k) = {root}"))
         for divisor, what, fix in wrong:
             if abs(c - divisor) <= 1e-4 * divisor:
                 raise Fail(f"{where}: the weights are softmax(q k^T / {fmt(c)}), so the scores are divided by "

@@ -1,5 +1,7 @@
 """Hidden checks for the `causal` exercise."""
 
+import math
+
 import numpy as np
 
 from attnprep.grading import (
@@ -258,14 +260,23 @@ def _wrong_divisors(T, d_k, d_v):
         (1.0 / np.sqrt(d_k), f"1/sqrt(d_k), i.e. multiplied by sqrt(d_k) = {root}", "divide by it instead"),
         (2.0 * d_k, f"2 * d_k = {2 * d_k}: `/ d_k ** 1/2` parses as (/ d_k) / 2",
          f"write / np.sqrt(d_k) or / d_k ** 0.5 = {root}"),
+        *_integer_root(d_k),
     ]
+
+
+def _integer_root(d_k):
+    """The integer square root of a d_k that is no perfect square, as a wrong divisor (none for a square)."""
+    r = math.isqrt(d_k)
+    return [] if r * r == d_k else [(float(r), f"{r}, the integer square root of d_k = {d_k}",
+                                     f"take the real one, np.sqrt(d_k) = {fmt(np.sqrt(d_k))}")]
 
 
 @invariant("scale", "the scores are divided by sqrt(d_k), the width of q and k (not d_k, not the value width)")
 def scale(cand, ref, rng):
     # The divisor is read off the candidate's own weights: within a row, log weight against the raw score
     # q k^T is a line of slope 1/divisor over the keys that get weight, whatever happens to the others.
-    for T, d_k, d_v in ((7, 9, 4), (6, 16, 3)):
+    # d_k = 7 is no perfect square: an integer square root (math.isqrt, int(d_k ** 0.5)) shows there.
+    for T, d_k, d_v in ((7, 9, 4), (6, 16, 3), (5, 7, 3)):
         q, k, v = _divisor_problem(rng, T, d_k, d_v)
         _, w, dims = _attend(cand, q, k, v)
         raw = q @ k.T
