@@ -20,9 +20,10 @@ from attnprep.grading import (
     mistake,
     own_allowance,
     shape_of,
+    tolerance,
     worst_entry,
 )
-from attnprep.ladders import Rung, beyond_f32, dims, first_failing, large_shape, offset_rows
+from attnprep.ladders import Rung, beyond_f32, dims, first_failing, large_shape, offset_rows, shape_label
 
 FUNCTIONS = ("rms_norm", "layer_norm")
 
@@ -388,6 +389,12 @@ LARGE = large_shape(2)
 # digit at 1e8, while subtracting the mean first stays exact to about 1e-16 of the mean.
 RATIOS = [Rung(f"mean {'0' if r == 0 else '1' if r == 1 else f'1e{int(np.log10(r))}'} times the spread", r)
           for r in (0.0, 1.0, 1e2, 1e4, 1e6, 1e8)]
+# Where those ratios are judged: every number of axes (d = 16), a wide d and a large input. A one-pass variance may
+# hide behind any of them (a "fast path" for d >= 64, for large tensors, for batched 3-D input).
+WIDE = (3, 1_031)
+RATIO_LADDER = dims(16, min_ndim=1, max_ndim=4) + [
+    Rung(f"{shape_label(WIDE)}, d = {WIDE[-1]:,}", WIDE),
+    Rung(f"{shape_label(LARGE)} (65,536 entries or more)", LARGE)]
 
 
 # RMSNorm has no cancellation: every correct float64 rms_norm (any summation order, a prescaled maximum,
@@ -410,8 +417,8 @@ def _both_close(cand, ref, x, weight, bias, context="", atol=1e-9, eps=None, que
 
 
 @invariant("matches-reference", "both functions match a reference, rms_norm to rtol 1e-9 and layer_norm to 1e-6 "
-                                "(float64 results): 1-D to 4-D, at 65,536 entries, at means up to 1e8 times the "
-                                "spread and at RMS up to 1e30")
+                                "(float64 results): 1-D to 4-D, at d = 1,031, at 65,536 entries, at means up to 1e8 "
+                                "times the spread and at RMS up to 1e30")
 def matches_reference(cand, ref, rng):
     for i, s in enumerate(SHAPES + [(3, 2, 4), (5, 16)]):
         weight, bias = _weights(rng, s[-1])
@@ -438,18 +445,40 @@ def matches_reference(cand, ref, rng):
                             "float32's grid", question="is everything computed in float64 at this size?")
     first_failing(LADDER + [Rung(f"{len(LARGE)}-D input {LARGE} (65,536 entries or more)", LARGE)], judge)
 
-    # The mean far above the spread. The inputs themselves are exact only to about 1e-16 of the mean, so outputs
-    # are held to that much of the mean over the spread, and no closer.
+    # The mean far above the spread, on every number of axes, a wide d and a large input: each call gives its vectors
+    # different ratios (up to 1e8), and the vector furthest outside its tolerance is the evidence (a one-pass variance
+    # is barely off at 1e4 and plainly off at 1e8). The inputs themselves are exact only to about 1e-16 of the mean,
+    # so outputs are held to that much of the mean over the spread, and no closer.
     def judge_ratio(rung):
-        weight, bias = _weights(rng, 16)
-        spread = float(10 ** rng.uniform(-2.0, 2.0))
-        x = offset_rows(rng, (4, 16), rung.value, spread)
-        out, label = _call(cand, "layer_norm", x, weight, bias)
-        check_close(out, ref.layer_norm(x, weight, bias), label, atol=1e-9 + 1e-14 * rung.value,
-                    context="each vector's mean is far larger than its spread: a one-pass variance "
-                            "mean(x**2) - mean(x)**2 cancels away its digits; subtract the mean first, then "
-                            "average the squares")
-    first_failing(RATIOS, judge_ratio)
+        shape = rung.value
+        lead, d = shape[:-1], shape[-1]
+        vectors = int(np.prod(lead, dtype=np.int64))
+        weight, bias = _weights(rng, d)
+        for start in range(0, len(RATIOS), vectors):  # one call when there are as many vectors as ratios
+            which = (start + rng.permutation(vectors)) % len(RATIOS)
+            ratio = np.array([RATIOS[k].value for k in which])[:, None]
+            x = offset_rows(rng, (vectors, d), ratio, 10 ** rng.uniform(-2.0, 2.0, size=(vectors, 1))).reshape(shape)
+            out, label = _call(cand, "layer_norm", x, weight, bias)
+            want = ref.layer_norm(x, weight, bias)
+            flat_out, flat_want = out.reshape(vectors, d), want.reshape(vectors, d)
+            worst = (1.0, None, None)  # (how far outside its tolerance, vector, ratio), over every ratio judged
+            for k in set(which.tolist()):
+                rows = np.flatnonzero(which == k)
+                rtol, atol = tolerance(1e-6, 1e-9 + 1e-14 * RATIOS[k].value, flat_want[rows])
+                with np.errstate(all="ignore"):
+                    excess = np.abs(flat_out[rows] - flat_want[rows]) / (atol + rtol * np.abs(flat_want[rows]))
+                    excess = np.max(np.where(np.isnan(excess), np.inf, excess), axis=-1)
+                if excess.max() > worst[0]:
+                    worst = (excess.max(), int(rows[np.argmax(excess)]), k)
+            _, row, k = worst
+            if row is not None:
+                idx = tuple(int(i) for i in np.unravel_index(row, lead)) if lead else ()
+                check_close(out[idx], want[idx], f"{label}, {_where(idx)} ({RATIOS[k].label})",
+                            atol=1e-9 + 1e-14 * RATIOS[k].value,
+                            context="each vector's mean is far larger than its spread: a one-pass variance "
+                                    "mean(x**2) - mean(x)**2 cancels away its digits; subtract the mean first, "
+                                    "then average the squares")
+    first_failing(RATIO_LADDER, judge_ratio)
 
 
 @invariant("input-unchanged", "x, weight and bias are not modified: 1-D to 4-D, eps left out or given (and in "

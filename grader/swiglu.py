@@ -234,13 +234,16 @@ MAX_GATE = 1e4
 
 
 def _large_gates(rng, shape):
-    """Gate pre-activations of both signs from 50 to 1e4 in magnitude at random positions, the rest moderate."""
+    """Gate pre-activations of both signs from 50 to 1e4 in magnitude at random positions, the rest moderate; in
+    every call at least one above 1e3 and one below -1e3, past where exp(a) and exp(-a) overflow (about 709)."""
     a = rng.normal(scale=2.0, size=shape)
     big = rng.random(shape) < 0.6
-    flat = big.reshape(-1)
-    flat[int(rng.integers(flat.size))] = True  # at least one per call
     magnitude = 10 ** rng.uniform(np.log10(50.0), np.log10(MAX_GATE), size=shape)
-    return np.where(big, rng.choice([-1.0, 1.0], size=shape) * magnitude, a)
+    a = np.where(big, rng.choice([-1.0, 1.0], size=shape) * magnitude, a)
+    flat = a.reshape(-1)
+    at = rng.choice(flat.size, size=min(2, flat.size), replace=False)
+    flat[at] = np.array([1.0, -1.0])[: at.size] * 10 ** rng.uniform(3.0, np.log10(MAX_GATE), size=at.size)
+    return a
 
 
 def _stable_ladder():
@@ -250,25 +253,80 @@ def _stable_ladder():
     return rungs
 
 
+def _wide_probe(c, b, d_model):
+    """x and weights of any widths with x @ W_gate = a, a[..., j] = c[...] * b[j], x @ W_up = 1, and hidden unit j
+    summed into output feature j % d_model.
+
+    x = [c, 1, 0, ...]: W_gate's row 0 is b, W_up's row 1 is ones, W_down[j, j % d_model] = 1. Each gate
+    pre-activation is one exact product, so d_model (2 or more) and d_ff are free: a hidden layer four times wider
+    than d_model as well as a d_model far wider than d_ff. Returns the four arrays and a.
+    """
+    d_ff = b.size
+    x = np.zeros(c.shape + (d_model,))
+    x[..., 0], x[..., 1] = c, 1.0
+    W_gate, W_up = np.zeros((d_model, d_ff)), np.zeros((d_model, d_ff))
+    W_gate[0], W_up[1] = b, 1.0
+    W_down = np.zeros((d_ff, d_model))
+    W_down[np.arange(d_ff), np.arange(d_ff) % d_model] = 1.0
+    return (x, W_gate, W_up, W_down), c[..., None] * b
+
+
+# Wide layers, where a "fast path" may take over: d_model and d_ff past 32, d_ff four times d_model, and each up to
+# 1,031 (4,124 hidden units at the widest d_ff; few positions, so loops over positions, hidden units and features
+# stay fast).
+WIDE = [((2, 50), 48), ((3, 130), 9), ((2, 5, 12), 48), ((2, 34), 130), ((4, 3), 1_031), ((2, 1_031), 3)]
+
+
+def _hidden_text(a, W_down, idx):
+    """Which gate pre-activations output entry idx is made of: 'a = 812.3', or a sum over several hidden units."""
+    units = np.flatnonzero(W_down[:, idx[-1]])
+    values = a[idx[:-1]][units]
+    if units.size == 0:
+        return f"which no hidden unit feeds (column {idx[-1]} of W_down is 0)"
+    if units.size == 1:
+        return f"a = {fmt(values[0])}"
+    if units.size <= 4:
+        return (f"the sum of silu(a) over hidden units {', '.join(map(str, units))} (a = "
+                f"{', '.join(fmt(v) for v in values)})")
+    return (f"the sum of silu(a) over the {units.size} hidden units j with j % d_model = {idx[-1]} (a from "
+            f"{fmt(values.min())} to {fmt(values.max())})")
+
+
 @invariant("stable", "finite and correct for gate pre-activations from 50 up to 1e4 in magnitude, with none to "
-                     "three leading dimensions")
+                     "three leading dimensions, and at d_model and d_ff from 3 to 1,031")
 def stable(cand, ref, rng):
     # Only numerical evidence counts: a result that is not finite for large gate pre-activations while the same
     # shapes with moderate ones are finite, or a wrong value at large ones from a candidate that is right at
     # moderate ones (any other difference is the business of `gate` and `matches-reference`). Every value stays
-    # within the documented +-1e4.
+    # within the documented +-1e4. Each rung draws its probe, the moderate one or the large one.
     fixed = np.array([[1e4, -1e4, 1e3, -1e3], [800.0, -800.0, 710.0, -710.0], [50.0, -50.0, 200.0, -200.0]])
-    edges = Rung("the edges of the range (+-1e4, +-1e3, +-800, +-710, +-50)",
-                 fixed * rng.uniform(0.9, 1.0, fixed.shape))
-    ladder = [Rung(r.label, _large_gates(rng, r.value)) for r in _stable_ladder()]
+    fixed = fixed * rng.uniform(0.9, 1.0, fixed.shape)
+
+    def draw_a(large_a):
+        def draw(moderate):
+            a = rng.normal(scale=2.0, size=large_a.shape) if moderate else large_a
+            return _probe(a), a
+        return draw
+
+    def draw_wide(lead, d_model, d_ff):
+        c = rng.choice([-1.0, 1.0], size=lead) * rng.uniform(0.8, 1.0, size=lead)  # |a| > 709 somewhere, both signs
+
+        def draw(moderate):
+            b = rng.normal(scale=2.0, size=d_ff) if moderate else _large_gates(rng, (d_ff,))
+            return _wide_probe(c, b, d_model)
+        return draw
+
+    ladder = [Rung("the edges of the range (+-1e4, +-1e3, +-800, +-710, +-50)", draw_a(fixed))]
+    ladder += [Rung(r.label, draw_a(_large_gates(rng, r.value))) for r in _stable_ladder()]
+    ladder += [Rung(f"x of shape {shape_of(np.empty(x_shape))} and d_ff = {d_ff:,}",
+                    draw_wide(x_shape[:-1], x_shape[-1], d_ff)) for x_shape, d_ff in WIDE]
 
     def judge(rung):
-        a = rung.value
-        moderate = _probe(rng.normal(scale=2.0, size=a.shape))
+        moderate, _ = rung.value(True)
         got_mod = attempt(_call, cand, *moderate)
         if isinstance(got_mod, Broke) or not np.isfinite(got_mod[0]).all():
             return  # a crash, a wrong shape or a nan at moderate values is another bug, not overflow
-        x, W_gate, W_up, W_down = _probe(a)
+        (x, W_gate, W_up, W_down), a = rung.value(False)
         result = attempt(_call, cand, x, W_gate, W_up, W_down)
         label = _label(x, W_gate, W_down)
         if isinstance(result, Broke):
@@ -276,26 +334,34 @@ def stable(cand, ref, rng):
             raise Fail(f"{label} with gate pre-activations up to {fmt(np.abs(a).max())} in magnitude {what}; "
                        "the same shapes with moderate values work, so the size of the values breaks it "
                        "(build the sigmoid from exp(-|a|), which is at most 1)")
-        out = result[0]
-        label += ", weights chosen so that output [..., j] = silu(a) with a = (x @ W_gate)[..., j]"
-        got = out[..., : a.shape[-1]]
-        want = ref.silu(a)
+        got = result[0]
+        if np.count_nonzero(W_down, axis=0).max() == 1:
+            label += ", weights chosen so that output [..., j] = silu(a) with a = (x @ W_gate)[..., j]"
+        else:
+            label += (", weights chosen so that x @ W_up = 1 and output [..., k] is the sum of silu(a) over the hidden "
+                      "units j = k, k + d_model, ... with a = (x @ W_gate)[..., j]")
+        want = ref.silu(a) @ W_down
         bad = ~np.isfinite(got)
         if bad.any():
-            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            # A nan spreads over every output of its position (nan * 0 is nan): name the entry fed by the largest a.
+            top = np.max(np.where(W_down != 0, a[..., :, None], -np.inf), axis=-2)
+            score = np.where(bad, np.maximum(top, -np.finfo(np.float64).max), -np.inf)  # a bad entry beats the rest
+            idx = tuple(int(i) for i in np.unravel_index(int(np.argmax(score)), got.shape))
             why = ("exp(a) overflows to inf and inf / inf is nan: write the sigmoid as 1 / (1 + exp(-a)), or "
-                   "build it from exp(-|a|)" if a[idx] > 0 else
+                   "build it from exp(-|a|)" if top[idx] > 0 else
                    "exp(-a) overflowed: build the sigmoid from exp(-|a|), which is at most 1")
-            raise Fail(f"{label}: entry {list(idx)}, a = {fmt(a[idx])}, gives {fmt(got[idx])}, expected "
-                       f"{fmt(want[idx])} (moderate values of a come out finite); {why}")
+            raise Fail(f"{label}: entry {list(idx)}, {_hidden_text(a, W_down, idx)}, gives {fmt(got[idx])}, "
+                       f"expected {fmt(want[idx])} (moderate values of a come out finite); {why}")
         if not allclose(got_mod[0], ref.swiglu(*moderate), rtol=1e-6, atol=1e-9):
             return  # wrong already at moderate values: the gate or the layout, not the numerics
-        idx = worst_entry(got, want, 1e-6, 1e-9)
+        # 1e-9 per hidden unit summed: what a sigmoid clipped at +-30 (exact to 1e-9 per unit) may add up to
+        idx = worst_entry(got, want, 1e-6, 1e-9 * int(np.count_nonzero(W_down, axis=0).max()))
         if idx is not None:
-            raise Fail(f"{label}: entry {list(idx)}, a = {fmt(a[idx])}, gives {fmt(got[idx])}, expected silu(a) = "
-                       f"{fmt(want[idx])}, although moderate values of a come out right. For large |a|, silu(a) "
-                       "tends to a (a > 0) and to 0 (a < 0): do not clip a, and build the sigmoid from exp(-|a|)")
-    first_failing([edges, *ladder], judge)
+            raise Fail(f"{label}: entry {list(idx)}, {_hidden_text(a, W_down, idx)}, gives {fmt(got[idx])}, "
+                       f"expected {fmt(want[idx])}, although moderate values of a come out right. For large |a|, "
+                       "silu(a) tends to a (a > 0) and to 0 (a < 0): do not clip a, and build the sigmoid from "
+                       "exp(-|a|)")
+    first_failing(ladder, judge)
 
 
 # Every number of leading dimensions, then one call with a hidden layer of 65,536 entries (small enough for loops).
