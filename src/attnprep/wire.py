@@ -389,6 +389,10 @@ def read_frame(read_exact) -> tuple[dict, list[bytes]]:
     if n > MAX_HEADER_BYTES:
         raise WireError(f"header of {n} bytes is over the limit")
     raw = read_exact(n)
+    # A header of more than MAX_NODES commas holds more than MAX_NODES items, which decoding would refuse anyway:
+    # refused before parsing it (3 ms for 6 MB, against half a second for json.loads of 3 million numbers).
+    if raw.count(b",") >= MAX_NODES:
+        raise TooLarge(f"a value of more than {MAX_NODES:,} items")
     try:
         header = _loads(raw)
     except (ValueError, RecursionError, MemoryError) as exc:  # RecursionError: a deeply nested header
