@@ -56,7 +56,17 @@ TWIN_NOT_FAITHFUL = {
                                         "float64 temporaries: more memory at T = 4,096 than either real version",
     "decode/wrong_views_of_one_buffer": "the twin's wrapper casts every result to float32, a copy, so the views "
                                         "into the module's buffer (the mistake) never reach the judge",
+    "softmax/wrong_mask_written_in_place_1d": "the twin's wrapper hands the function a float32 copy of z, so what it "
+                                              "writes into its -inf entries never reaches the caller's array",
+    "softmax/wrong_mask_written_through_view": "the twin's wrapper hands the function a float32 copy of z, so what "
+                                               "it writes through the view never reaches the caller's array",
     # Mistakes below float32's resolution, judged at float64 precision only.
+    "rmsnorm/wrong_one_pass_variance_batched": "a one-pass variance is off only where the mean is far above the "
+                                               "spread, which float32 inputs cannot hold to begin with",
+    "rmsnorm/wrong_one_pass_variance_large_tensors": "a one-pass variance is off only where the mean is far above "
+                                                     "the spread, which float32 inputs cannot hold to begin with",
+    "rmsnorm/wrong_one_pass_variance_wide_rows": "a one-pass variance is off only where the mean is far above the "
+                                                 "spread, which float32 inputs cannot hold to begin with",
     "softmax/wrong_flushes_underflow": "it zeroes probabilities below 1e-15, which float32 cannot tell from rounding",
     "sampling/wrong_top_p_within_1e6": "it drops tokens of probability below 1e-6 at top_p = 1, where float32's "
                                        "running total already rounds to 1",
