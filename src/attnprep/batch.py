@@ -125,20 +125,27 @@ def _default_start(timeout: float) -> Callable[[], Any]:
 
 def grade_all(exercise: Exercise, files: list[Path], *, jobs: int, timeout: float, seed: int,
               on_done: Callable[[Report], None] = lambda r: None, warm: bool = True,
-              start_worker: Callable[[], Any] | None = None) -> list[Report]:
+              start_worker: Callable[[], Any] | None = None, fork: bool | None = None) -> list[Report]:
     """Grade every file, each in a fresh worker; results in the order of `files`. One bad file never stops
     the others. `start_worker` starts one worker (default: a runner.Worker for `timeout`); with `warm`, `jobs`
-    of them are kept booting ahead."""
+    of them are kept booting ahead. `fork` (default: with `warm`, inside bubblewrap, unless `start_worker` is
+    given): NumPy files get workers forked by a zygote per job instead (forkserver.py), a cold one if that fails."""
+    from attnprep import forkserver
     from attnprep.engine import grade
+    from attnprep.runner import cpu_limit
 
     start = start_worker or _default_start(timeout)
-    pool = WarmPool(min(jobs, len(files)) if warm else 0, start, limit=len(files))
+    if fork is None:
+        fork = warm and start_worker is None and forkserver.ForkServer.usable()
+    server = forkserver.ForkServer(min(jobs, len(files)), cpu_limit(timeout)) if fork and files else None
+    pool = WarmPool(min(jobs, len(files)) if warm and server is None else 0, start, limit=len(files))
 
     def one(path: Path) -> Report:
         source = path.read_bytes().decode("utf-8", errors="replace")
-        worker = pool.take() if warm else None
+        worker = (server.take() if server is not None else None) or (pool.take() if warm else None)
         try:
-            return grade(exercise, source, str(path), seed=seed, timeout=timeout, worker=worker)
+            return grade(exercise, source, str(path), seed=seed, timeout=timeout, worker=worker,
+                         respawn=server.take if server is not None else None)
         finally:
             if worker is not None:
                 worker.kill()  # grade kills it; this covers a failure before grading began
@@ -159,6 +166,8 @@ def grade_all(exercise: Exercise, files: list[Path], *, jobs: int, timeout: floa
                 on_done(report)
     finally:
         pool.close()
+        if server is not None:
+            server.close()
     return [results[p] for p in files]
 
 

@@ -112,9 +112,10 @@ class Session:
     """The candidate's file loaded in a worker, restarted after a crash or timeout."""
 
     def __init__(self, source: str, filename: str, functions: list[str], worker: Worker | None = None,
-                 framework: str = "numpy") -> None:
+                 framework: str = "numpy", respawn: Callable[[], Worker | None] | None = None) -> None:
         self.source, self.filename, self.functions = source, filename, functions
         self.worker = worker  # may be started early, before the judge's imports
+        self.respawn = respawn  # a NumPy worker after a crash (grade's fork server), or None for a cold one
         self.framework = framework
         self.loaded = False
         self.deadline = 0.0
@@ -126,6 +127,10 @@ class Session:
         self.credit = 0.0
 
     def _new_worker(self, **options) -> Worker:
+        if self.respawn is not None and not options and self.framework == "numpy":
+            forked = self.respawn()
+            if forked is not None:
+                return forked
         return Worker(cpu_seconds=self.cpu_seconds, framework=self.framework, **options)
 
     def _wait_ready(self) -> None:
@@ -329,11 +334,13 @@ def _precision_of(module: ModuleType, session: Session, seed: int, end: float) -
 
 
 def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
-          timeout: float = 10.0, worker: Worker | None = None, started: float | None = None) -> Report:
+          timeout: float = 10.0, worker: Worker | None = None, started: float | None = None,
+          respawn: Callable[[], Worker | None] | None = None) -> Report:
     """Grade `source` against every invariant of `exercise` within `timeout` seconds.
 
     `worker` may be a Worker started before this module was imported, and
     `started` the monotonic time the grading began (the timeout counts from it).
+    `respawn` gives the worker that replaces a crashed NumPy one (None: start a cold one).
     """
     from attnprep import frameworks
 
@@ -352,7 +359,7 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
                                 f"{frameworks.TORCH_INSTALL}")
         report.elapsed_s = time.monotonic() - started
         return report
-    session = Session(source, filename, list(module.FUNCTIONS), worker, framework)
+    session = Session(source, filename, list(module.FUNCTIONS), worker, framework, respawn)
     session.deadline = started + timeout
     session.cpu_seconds = cpu_limit(timeout)
     # Moves out by the time the framework's imports take (torch), which is not the candidate's.

@@ -200,6 +200,9 @@ class Worker:
     it used beyond that, from the kernel's own account (see there).
     """
 
+    _zygote = False  # forkserver.Zygote: a process that forks workers, reached through one socket
+    _code_from_bwrap = True  # exit codes come from bwrap, which reports a death by signal N as 128 + N
+
     def __init__(self, cpu_seconds: int = 60, *, measure_memory: bool = False, framework: str = "numpy") -> None:
         from attnprep import frameworks
 
@@ -217,14 +220,22 @@ class Worker:
 
     # -- start-up -------------------------------------------------------------------
     def _spawn(self) -> None:
-        to_worker_r, self._to_worker = os.pipe()
-        self._from_worker, from_worker_w = os.pipe()
+        if self._zygote:  # one socket both ways: it also carries the pipes of each worker forked (forkserver.py)
+            import socket
+
+            mine, theirs = socket.socketpair()
+            self._to_worker = self._from_worker = mine.detach()  # plain fds from here on, closed by _close_fds
+            to_worker_r = from_worker_w = theirs.detach()
+        else:
+            to_worker_r, self._to_worker = os.pipe()
+            self._from_worker, from_worker_w = os.pipe()
+            for fd in (self._to_worker, self._from_worker):
+                _widen_pipe(fd)
         self._pending = bytearray()  # read from this worker's pipe, not yet taken by _read_exact
-        for fd in (self._to_worker, self._from_worker):
-            _widen_pipe(fd)
         self._spawned_at = time.monotonic()
         self.launch = sandbox.launch(to_worker_r, from_worker_w, self._cpu_seconds, warm=self._measure,
-                                     framework=self.framework, memory_bytes=self.limits.memory_bytes)
+                                     framework=self.framework, memory_bytes=self.limits.memory_bytes,
+                                     zygote=self._zygote)
         self.sandboxed = self.launch.sandboxed
         with reaper.spawn_lock:
             try:
@@ -234,15 +245,15 @@ class Worker:
                     start_new_session=True, close_fds=True,
                 )
             except OSError:
-                for fd in (to_worker_r, from_worker_w, self._to_worker, self._from_worker):
+                for fd in {to_worker_r, from_worker_w, self._to_worker, self._from_worker}:
                     os.close(fd)
                 self.launch.cleanup()
                 if self.sandboxed:  # bwrap itself would not run: never try it again here
                     sandbox.mark_broken("bwrap could not be executed")
                 raise
             reaper.register(self.proc.pid)
-        os.close(to_worker_r)
-        os.close(from_worker_w)
+        for fd in {to_worker_r, from_worker_w}:
+            os.close(fd)
         self._stdout, self._stderr = _Drain(self.proc.stdout), _Drain(self.proc.stderr)
         try:
             self._pidfd = os.pidfd_open(self.proc.pid)
@@ -371,7 +382,7 @@ class Worker:
         code = self._wait(max(0.05, min(1.0, self._deadline - time.monotonic())))
         if code is None:
             return "the worker closed its pipe"
-        if self.sandboxed and code > 128 and code - 128 < 65:
+        if self.sandboxed and self._code_from_bwrap and code > 128 and code - 128 < 65:
             code = -(code - 128)  # bwrap reports a child killed by signal N as exit code 128 + N
         if code < 0:
             try:
@@ -500,7 +511,7 @@ class Worker:
                 time.sleep(min(0.005, left))
 
     def _close_fds(self) -> None:
-        for fd in (self._to_worker, self._from_worker, self._pidfd):
+        for fd in {self._to_worker, self._from_worker, self._pidfd}:  # a set: a zygote's two are one socket
             if fd is None:
                 continue
             try:

@@ -334,14 +334,15 @@ class Launch:
 
 
 def launch(fd_in: int, fd_out: int, cpu_seconds: int, warm: bool = False, framework: str = "numpy",
-           memory_bytes: int = MEMORY_LIMIT) -> Launch:
+           memory_bytes: int = MEMORY_LIMIT, zygote: bool = False) -> Launch:
     """The command that starts a worker reading fd_in and writing fd_out, sandboxed where possible.
 
-    `framework` (frameworks.py): what the worker imports before it is ready, and what the sandbox exposes."""
+    `framework` (frameworks.py): what the worker imports before it is ready, and what the sandbox exposes.
+    `zygote`: a process that forks the workers instead (worker.zygote; fd_in is then its control socket)."""
     layout = _layout(framework)
     sandboxed = unavailable_reason() is None
     tail = [str(fd_in), str(fd_out), str(memory_bytes), str(cpu_seconds),
-            str(PROCESS_LIMIT if sandboxed else 0), "1" if warm else "0"]
+            str(PROCESS_LIMIT if sandboxed else 0), "-1" if zygote else "1" if warm else "0"]
     extra = _MEASURE_MALLOC if warm else {}
     if sandboxed:
         return Launch(_bwrap_argv(layout) + [layout.python, "-I", "-S", "-c", BOOT, *tail, SITE, framework],
