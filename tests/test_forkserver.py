@@ -24,7 +24,9 @@ def _leftovers():
     files = [os.path.join(d, n) for d in ("/tmp", os.path.expanduser("~"), "/dev/shm") for n in os.listdir(d)]
     mine = {1, os.getpid(), os.getppid()}
     others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in mine]
-    return files + [f"pid {p}" for p in others]
+    ipc = [f"{kind} {row.split()[1]}" for kind in ("shm", "sem", "msg")
+           for row in open(f"/proc/sysvipc/{kind}").read().splitlines()[1:]]
+    return files + [f"pid {p}" for p in others] + ipc
 
 LEFT = _leftovers()
 """ + SOFTMAX.replace("    x = np.asarray",
@@ -45,6 +47,13 @@ if os.fork() == 0:
     if os.fork() == 0:
         time.sleep(60)
     os._exit(0)
+""",
+    "ipc": """
+import ctypes
+libc = ctypes.CDLL(None)
+assert libc.shmget(0, 1 << 20, 0o1600) >= 0  # IPC_PRIVATE, IPC_CREAT | 0600: outlives its maker
+assert libc.semget(0, 1, 0o1600) >= 0
+assert libc.msgget(0, 0o1600) >= 0
 """,
     "kills_its_parent": """
 import os, signal
@@ -79,7 +88,7 @@ def test_what_a_file_does_never_reaches_the_next_one(attack, required_sandbox, t
              _write(tmp_path, "c_after", INSPECTOR)]
     reports = batch.grade_all(ex, files, jobs=1, timeout=10, seed=0, fork=True)
     assert [r.status for r in reports[1:]] == ["pass", "pass"], [r.to_dict() for r in reports[1:]]
-    if attack in ("litter", "daemon", "stops_its_parent"):
+    if attack in ("litter", "daemon", "ipc", "stops_its_parent"):
         assert reports[0].status == "pass"  # its own verdict is its own: these do not break its answers
 
 

@@ -391,6 +391,28 @@ def _wipe(top: str) -> None:
             pass
 
 
+def _clear_ipc(libc) -> None:
+    """Remove the System V shared memory, semaphores and message queues of the sandbox's ipc namespace: they
+    outlive the processes that made them (POSIX shared memory lives in /dev/shm, emptied by _wipe)."""
+    if libc is None:
+        return
+    for kind in ("shm", "sem", "msg"):
+        try:
+            with open(f"/proc/sysvipc/{kind}", "rb") as handle:
+                rows = handle.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            try:
+                ident = int(row.split()[1])
+            except (IndexError, ValueError):
+                continue
+            if kind == "sem":
+                libc.semctl(ident, 0, 0)  # IPC_RMID
+            else:
+                getattr(libc, f"{kind}ctl")(ident, 0, None)  # IPC_RMID
+
+
 def _close_all_but(keep: set[int]) -> None:
     try:
         open_fds = [int(n) for n in os.listdir("/proc/self/fd")]
@@ -426,10 +448,12 @@ def zygote(sock_fd: int, wire, memory: int, cpu: int, processes: int) -> None:
 
     import numpy as np
 
+    libc = None
     try:  # non-dumpable: a forked file may signal this process, but can neither ptrace it nor read its memory
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
     except (OSError, AttributeError):
         pass
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -452,6 +476,7 @@ def zygote(sock_fd: int, wire, memory: int, cpu: int, processes: int) -> None:
                 ended[pid] = os.waitstatus_to_exitcode(status)
             for top in _WIPED:
                 _wipe(top)
+            _clear_ipc(libc)
             pid = os.fork()
             if pid == 0:
                 try:
