@@ -245,18 +245,29 @@ def frequencies(cand, ref, rng):
 
 @invariant("positions", "each row is rotated by its own given position, which need not be 0..T-1")
 def positions_used(cand, ref, rng):
+    # A run of consecutive positions that does not start at 0 (a chunk of a long sequence), then one of the same
+    # length and start whose later positions differ (a cos/sin table keyed on the shape and the first position).
+    start = int(rng.integers(300, 3000))
     cases = [np.array([0, 3, 7, 100], dtype=np.int64),
              np.sort(rng.choice(np.arange(1, 400), size=5, replace=False)).astype(np.int64),
-             np.array([9, 2, 2, 40, 1], dtype=np.int64)]
+             np.array([9, 2, 2, 40, 1], dtype=np.int64),
+             np.arange(start, start + 5, dtype=np.int64),
+             np.array([start, start + 13, start + 14, start + 90, start + 91], dtype=np.int64)]
+    before = None
     for positions in cases:
         x = rng.normal(size=(len(positions), 6))
         out, label = _run(cand, x, positions)
         check_shape(out, x.shape, label)
         if _close(out, ref.rope(x, positions)):
+            before = positions
             continue
         if _close(out, ref.rope(x, np.arange(len(positions)))):
             raise Fail(f"{label} rotated row t as if it were at position t: use the positions you are given, "
-                       "not np.arange(T) (they may skip, repeat or come in any order)")
+                       "not np.arange(T) (they may start anywhere, skip, repeat or come in any order)")
+        if before is not None and len(before) == len(positions) and _close(out, ref.rope(x, before)):
+            raise Fail(f"{label} rotated the rows by the previous call's positions {[int(p) for p in before]}: "
+                       "a table of angles kept between calls must be keyed on every position, not on the shape "
+                       "and the first one")
         if _close(out, x):
             raise Fail(f"{label} returned x unrotated: the positions were ignored")
         # Whatever the rotation itself, a row's result may depend only on that row and its position.
