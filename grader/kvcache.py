@@ -64,6 +64,13 @@ def _show(x):
     return f"{x:,}"
 
 
+def _own(x):
+    """A number the grader worked out (not one the candidate returned): never marked as a float."""
+    if isinstance(x, Fraction):
+        return f"{int(x):,}" if x.denominator == 1 else f"{float(x):,}"
+    return f"{x:,}"
+
+
 def _label(fn, *args, **kwargs):
     parts = [str(a) for a in args] + [f"{k}={v}" for k, v in kwargs.items()]
     return f"{fn}({', '.join(parts)})"
@@ -253,6 +260,12 @@ def matches_reference(cand, ref, rng):
         for rung in huge_counts(rng, per_unit=per_unit, limits=(*EXACT_LIMITS, *WRAP_LIMITS)):
             with at_rung(rung.label):
                 _check_kv(cand, ref, *dims, rung.value, bits=bits_, batch_size=batch_)
+    # The same limits passed by several medium arguments, none of them as large as 2**20 (or 2**16): a large bit
+    # count needs no single large argument, so a shortcut into fixed-width integers for "small" sizes wraps too.
+    for cap, (limit, name) in ((2**20, WRAP_LIMITS[0]), (2**20, WRAP_LIMITS[1]), (2**16, WRAP_LIMITS[0])):
+        dims, tokens, bits_, batch_ = _medium_sizes(rng, cap, limit)
+        with at_rung(f"a total past {name}, every argument below {cap:,}"):
+            _check_kv(cand, ref, *dims, tokens, bits=bits_, batch_size=batch_)
     for dims, bits_ in ((LLAMA, 16), ((1, 1, 3), 3)):
         per_token = ref.kv_cache_bytes(*dims, 1, bits=bits_)
         # budgets whose bits (8 * budget) lie past 2**31, 2**53 and 2**58, and past 2**63 and 2**64, where
@@ -262,6 +275,20 @@ def matches_reference(cand, ref, rng):
             budget = rung.value * per_token + int(rng.integers(0, per_token))
             with at_rung(f"a budget of {budget:,} bytes"):
                 _check_max(cand, ref, budget, *dims, bits=bits_)
+
+
+def _medium_sizes(rng, cap, limit):
+    """Sizes, tokens, bits and batch, each below `cap`, whose bit count lies just past `limit` (by a few per cent,
+    so the bytes and even the count of numbers still fit in an int64); odd tokens and odd widths leave a partial
+    byte."""
+    while True:
+        dims = (int(rng.integers(16, 1025)), int(rng.integers(8, 257)), int(rng.integers(64, 1025)))
+        bits_ = _choice(rng, (3, 5, 16, 32))
+        tokens = int(rng.integers(cap // 2, cap)) | 1
+        per_batch = 2 * math.prod(dims) * bits_ * tokens
+        batch_ = -(-limit // per_batch) + int(rng.integers(0, 2))
+        if 64 <= batch_ < cap:
+            return dims, tokens, bits_, batch_
 
 
 def _check_max_default(cand, ref, budget, n_layers, n_kv_heads, head_dim, *, own=False):
@@ -294,10 +321,10 @@ def linear(cand, ref, rng):
         (fa, _), (fb, _), (fab, lab) = sizes[a], sizes[b], sizes[a + b]
         if fab != fa + fb:
             raise Fail(f"{lab} returned {_show(fab)} bytes, but {a} tokens take {_show(fa)} and {b} tokens "
-                       f"{_show(fb)}, which add up to {_show(fa + fb)}: every token should add the same bytes")
+                       f"{_show(fb)}, which add up to {_own(fa + fb)}: every token should add the same bytes")
         f3a, lab3 = sizes[3 * a]
         if f3a != 3 * fa:
-            raise Fail(f"{lab3} returned {_show(f3a)} bytes, expected 3 x {_show(fa)} = {_show(3 * fa)} "
+            raise Fail(f"{lab3} returned {_show(f3a)} bytes, expected 3 x {_show(fa)} = {_own(3 * fa)} "
                        f"(three times the tokens of the {a}-token cache)")
 
 
@@ -318,7 +345,7 @@ def batch(cand, ref, rng):
                 why = (f"the same as batch_size=1: each of the {size} sequences keeps its own keys and values")
             else:
                 why = f"{size} sequences of {_show(one)} bytes each (what batch_size=1 returns)"
-            raise Fail(f"{label} returned {_show(got)} bytes, expected {_show(size * one)}: {why}")
+            raise Fail(f"{label} returned {_show(got)} bytes, expected {_own(size * one)}: {why}")
 
 
 @invariant("gqa-ratio", "the cache is proportional to the number of KV heads (MHA 32 = 4 x GQA 8 = 32 x MQA 1)")
@@ -332,7 +359,7 @@ def gqa_ratio(cand, ref, rng):
         many = _number(cand.kv_cache_bytes(32, heads * group, 128, n), label)
         if many != group * few:
             raise Fail(f"{label} returned {_show(many)} bytes, expected {group} x {_show(few)} = "
-                       f"{_show(group * few)} ({what}; {_show(few)} is what n_kv_heads={heads} returns)")
+                       f"{_own(group * few)} ({what}; {_show(few)} is what n_kv_heads={heads} returns)")
     for _ in range(5):
         n_layers, _, head_dim = _dims(rng)
         heads, group = int(rng.integers(1, 17)), int(rng.integers(2, 9))
@@ -344,7 +371,7 @@ def gqa_ratio(cand, ref, rng):
                        label)
         if many != group * few:
             raise Fail(f"{label} returned {_show(many)} bytes, but {group} times as many KV heads should take "
-                       f"{group} x {_show(few)} = {_show(group * few)} (the bytes with n_kv_heads={heads})")
+                       f"{group} x {_show(few)} = {_own(group * few)} (the bytes with n_kv_heads={heads})")
 
 
 def _check_width(cand, dims, tokens, width, size=1, note=""):
@@ -356,14 +383,21 @@ def _check_width(cand, dims, tokens, width, size=1, note=""):
     numbers = Fraction(base) / 2
     want = math.ceil(numbers * width / 8)
     label = _label("kv_cache_bytes", *dims, tokens, bits=width, batch_size=size)
-    got = _number(cand.kv_cache_bytes(*dims, tokens, bits=width, batch_size=size), label)
+    try:
+        value = cand.call("kv_cache_bytes", *dims, tokens, bits=width, batch_size=size)
+    except CandidateError as err:
+        if err.not_implemented or not err.is_a("ValueError"):
+            raise
+        raise Fail(f"{label} raised ValueError, but bits={width} is valid: bits may be any positive int (64 for "
+                   f"a float64 cache, say); raise only when bits is not positive") from None
+    got = _number(value, label)
     if got != want:
         why = _kv_explain(got, want, *dims, tokens, bits=width, batch_size=size) if numbers == 2 * math.prod(
             dims) * tokens * size else ""
         exact = "" if want == numbers * width / 8 else f" = {float(numbers * width / 8):g} bytes, rounded up"
         raise Fail(f"{label} returned {_show(got)} bytes, expected {want:,}: at bits=16 the same call returns "
-                   f"{_show(base)} bytes, {_show(numbers)} numbers of 2 bytes, so at {width} bits they take "
-                   f"{_show(numbers * width)} bits{exact}{why}{note}")
+                   f"{_show(base)} bytes, {_own(numbers)} numbers of 2 bytes, so at {width} bits they take "
+                   f"{_own(numbers * width)} bits{exact}{why}{note}")
     return got
 
 
@@ -376,10 +410,10 @@ def bits(cand, ref, rng):
         raise Fail(f"{label} returned {_show(got)} bytes, expected {PER_TOKEN:,}: 2 x 32 x 8 x 128 = 65,536 numbers "
                    f"of 16 bits (2 bytes) each; {_show(got)} is 16 bytes a number, as if `bits` were a number of "
                    f"bytes; divide the bits by 8")
-    for width in (8, 32, 4, 3, 2, 1):
+    for width in (8, 32, 4, 3, 2, 1, 64):
         _check_width(cand, LLAMA, 1, width, note=f" (one token at {width} bits per number)")
-    # One number per K and V: 2 x bits, rounded up to whole bytes.
-    for width in (1, 3, 4, 5, 12):
+    # One number per K and V: 2 x bits, rounded up to whole bytes. Any positive width is allowed, past 32 too.
+    for width in (1, 3, 4, 5, 12, 64, 128, int(rng.integers(33, 1000))):
         _check_width(cand, (1, 1, 1), 1, width, note=" (one key and one value of one number each)")
     # 7 tokens of 6 bits: 42 bits = 5.25 bytes, 6 whole bytes; a byte per token would make 7.
     _check_width(cand, (1, 1, 1), 7, 3, note=" (rounded up once for the whole cache, not per token)")
@@ -417,8 +451,6 @@ def integer(cand, ref, rng):
     # Exactness judged by the candidate against itself: with token counts (and budgets) that are whole multiples
     # of a step, every way of sizing the cache is affine in the count, so the answer at a count far past 2**53
     # bits must follow exactly from the answers at one and two steps.
-    hint = ("; a float64 holds integers exactly only up to 2**53 and np.int32 wraps past 2**31: count in Python "
-            "ints (or np.int64) and round with //")
     cases = [(LLAMA, 16, 62_500_001, 1), (LLAMA, 16, 2**37 + 1, 1), ((61, 7, 129), 16, 2**33 + 3, 3),
              ((1, 1, 1), 3, 10**16 + 1, 1), ((45, 3, 111), 5, 2**40 + 5, 1)]  # all below 2**62 bits
     while len(cases) < 8:  # random odd sizes with 2**60 to 2**62 bits
@@ -436,25 +468,42 @@ def integer(cand, ref, rng):
         want = one + m * (two - one)
         if got != want:
             raise Fail(f"{label} returned {got:,} bytes, but 16 tokens take {one:,} and 32 tokens {two:,}, so "
-                       f"{tokens:,} tokens take {one:,} + {m:,} x {two - one:,} = {want:,} exactly{hint}")
+                       f"{tokens:,} tokens take {one:,} + {m:,} x {two - one:,} = {want:,} exactly{_EXACT_HINT}")
     # budgets below 2**59 bytes, so that 8 * budget_bytes still fits an int64
     budgets = [(LLAMA, 16, 2**13 + 1), ((1, 1, 1), 4, 2**54 + 1), ((1, 1, 3), 4, 2**53 + 1),
                ((1, 1, 3), 8, 2**52 + 3), ((1, 1, 1), 4, int(rng.integers(2**51, 2**55)) | 1)]
     for dims, width, m in budgets:
-        # its own bytes for 16 tokens: whole bytes however it counts, so every budget below is a whole number of
-        # its steps
+        # Its own bytes for 16 tokens, whole bytes however it counts, so every budget below is a whole number of
+        # its steps; if that step is not the true one and the budgets fail on it, the true step decides (a wrong
+        # kv_cache_bytes is for the other checks to report, not max_cached_tokens's exactness).
+        true_step = ref.kv_cache_bytes(*dims, 16, bits=width)
         step = attempt(cand.kv_cache_bytes, *dims, 16, bits=width, batch_size=1)
-        if isinstance(step, Broke) or not _is_integer_type(step) or int(step) <= 0:
-            step = ref.kv_cache_bytes(*dims, 16, bits=width)
-        step = int(step)
-        one, _ = _typed(cand, "max_cached_tokens", (step, *dims), {"bits": width}, "tokens")
-        two, _ = _typed(cand, "max_cached_tokens", (2 * step, *dims), {"bits": width}, "tokens")
-        got, label = _typed(cand, "max_cached_tokens", (m * step, *dims), {"bits": width}, "tokens")
-        want = one + (m - 1) * (two - one)
-        if got != want:
-            raise Fail(f"{label} returned {got:,}, but budgets of {step:,} and {2 * step:,} bytes give {one:,} and "
-                       f"{two:,} tokens, so {m:,} times the first budget gives {one:,} + {m - 1:,} x {two - one:,} = "
-                       f"{want:,} exactly{hint}")
+        steps = [int(step)] if not isinstance(step, Broke) and _is_integer_type(step) and int(step) > 0 else []
+        steps += [true_step] if true_step not in steps else []
+        for i, step in enumerate(steps):
+            failure = _max_exact(cand, dims, width, m, step)
+            if failure is None:
+                break
+            if i == len(steps) - 1:
+                raise Fail(failure)
+
+
+def _max_exact(cand, dims, width, m, step):
+    """Why max_cached_tokens at m budget steps does not follow from 1 and 2 steps, or None when it does."""
+    one, _ = _typed(cand, "max_cached_tokens", (step, *dims), {"bits": width}, "tokens")
+    two, _ = _typed(cand, "max_cached_tokens", (2 * step, *dims), {"bits": width}, "tokens")
+    got, label = _typed(cand, "max_cached_tokens", (m * step, *dims), {"bits": width}, "tokens")
+    want = one + (m - 1) * (two - one)
+    if got == want:
+        return None
+    return (f"{label} returned {got:,}, but budgets of {step:,} and {2 * step:,} bytes give {one:,} and {two:,} "
+            f"tokens, so {m:,} times the first budget gives {one:,} + {m - 1:,} x {two - one:,} = {want:,} exactly"
+            f"{_EXACT_HINT}")
+
+
+_EXACT_HINT = ("; integer results that stop adding up at large counts usually mean an intermediate lost exactness: "
+               "a float64 holds integers exactly only up to 2**53 and np.int32 wraps past 2**31; count in Python ints "
+               "(or np.int64) and round with //")
 
 
 def _valid_edge(cand, fn, args, kwargs, what):
@@ -483,6 +532,11 @@ def bad_input(cand, ref, rng):
     bad += [(("n_layers", "n_kv_heads"), (-2, -8)), (("head_dim", "bits"), (-64, -4)),
             (("n_tokens", "batch_size"), (-5, -2)), (("n_kv_heads", "n_tokens"), (-1, -7)),
             (("bits", "batch_size"), (-16, -1)), ("batch_size", -int(rng.integers(2, 1000)))]
+    # A bad size is bad even for an empty cache: zero tokens or a zero batch is no reason to skip the checks.
+    bad += [(("n_layers", "n_tokens"), (0, 0)), (("head_dim", "n_tokens"), (-128, 0)), (("bits", "n_tokens"), (0, 0)),
+            (("n_kv_heads", "batch_size"), (0, 0)), (("bits", "batch_size"), (-8, 0)),
+            (("n_layers", "batch_size"), (-int(rng.integers(1, 33)), 0)), (("n_tokens", "batch_size"), (0, -1)),
+            (("n_tokens", "batch_size"), (-1, 0)), (("n_layers", "n_tokens", "batch_size"), (0, 0, 0))]
     order = ("n_layers", "n_kv_heads", "head_dim", "n_tokens")
     for name, value in bad:
         names, values = (name, value) if isinstance(name, tuple) else ((name,), (value,))
@@ -493,7 +547,8 @@ def bad_input(cand, ref, rng):
         expect_raises(cand, "ValueError", "kv_cache_bytes", *args, **kwargs,
                       what=f"{_label('kv_cache_bytes', *args, **kwargs)} ({bad_text})")
     # The defaults left out: a negative count is still bad input.
-    for args in ((n_layers, n_kv_heads, head_dim, -3), (0, n_kv_heads, head_dim, tokens), (-4, -2, head_dim, tokens)):
+    for args in ((n_layers, n_kv_heads, head_dim, -3), (0, n_kv_heads, head_dim, tokens), (-4, -2, head_dim, tokens),
+                 (0, 8, 128, 0)):
         expect_raises(cand, "ValueError", "kv_cache_bytes", *args,
                       what=f"{_label('kv_cache_bytes', *args)} (bits and batch_size left out)")
     expect_raises(cand, "ValueError", "max_cached_tokens", -1, n_layers, n_kv_heads, head_dim,
@@ -561,6 +616,9 @@ def probes(rng):
         ((1, 1, 1, 2**58 + 1), {"bits": 3}),
         ((1, 1, 1, 2**58 + 64), {"bits": 3}),
         ((*LLAMA, 2**43 + 1), {}),  # 2**63 + 2**20 bits, 2**60 + 2**17 bytes: np.int64 wraps on the bits only
+        ((0, 8, 128, 0), {}),  # a bad size with an empty cache: still ValueError
+        ((*LLAMA, 10), {"bits": -4, "batch_size": 0}),
+        ((*LLAMA, 10), {"bits": 64}),  # a valid width past 32
     ):
         yield "kv_cache_bytes", args, kwargs
     for args, kwargs in (
@@ -672,6 +730,24 @@ def _no_validation(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size
 def _rejects_zero(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
     if min(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size) <= 0:
         raise ValueError("all sizes must be positive")
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits)
+
+
+@mistake("empty-skips-checks", "validate the sizes first: zero tokens or a zero batch gives 0 bytes only when "
+                               "every size is valid; n_layers=0 or bits=0 is still a ValueError")
+def _empty_skips_checks(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    if n_tokens == 0 or batch_size == 0:
+        return 0
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    return _ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits)
+
+
+@mistake("rejects-wide-bits", "bits may be any positive int: a 64-bit (float64) cache is valid, so raise "
+                              "ValueError only when bits is not positive")
+def _rejects_wide_bits(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
+    _validate(n_layers, n_kv_heads, head_dim, n_tokens, bits, batch_size)
+    if bits > 32:
+        raise ValueError("bits must be at most 32")
     return _ceil8(2 * n_layers * n_kv_heads * head_dim * n_tokens * batch_size * bits)
 
 
