@@ -26,6 +26,7 @@ from attnprep.grading import (
 from attnprep.ladders import (
     Rung,
     beyond_f32,
+    f32_exact,
     first_failing,
     spiky_rows,
     temperatures,
@@ -692,8 +693,9 @@ def reproducible(cand, ref, rng):
     alone = np.array([_token(v, len(logits), label, loose=True) for v in raw])
     if (alone == alone[0]).all():
         raise Fail(f"{label}: {n} calls in a row all gave token {alone[0]}, whose probability is "
-                   f"{fmt(probs[alone[0]])}; when rng is None use a fresh np.random.default_rng() (no seed), "
-                   f"not a generator with a fixed seed")
+                   f"{fmt(probs[alone[0]])}; when rng is None use a fresh, unseeded generator, not one with a "
+                   f"fixed seed: np.random.default_rng() (no seed), or in PyTorch a torch.Generator() on which you "
+                   f"call .seed() (a bare torch.Generator() always starts from the same default seed)")
     # ... and not NumPy's global state (np.random.choice, np.random.random): with it seeded alike before two runs,
     # a fresh default_rng() still draws differently, the global state the same n tokens twice over.
     seed = int(rng.integers(2**31 - 1))
@@ -703,7 +705,8 @@ def reproducible(cand, ref, rng):
         if (first == again).all():
             raise Fail(f"{label}: with np.random.seed({seed}) before each of two runs of {n} calls, both runs drew "
                        f"the same {n} tokens, so the draws come from NumPy's global random state (np.random.choice "
-                       "and the like); when rng is None use a fresh np.random.default_rng()")
+                       "and the like); when rng is None use a fresh np.random.default_rng() (in PyTorch, a fresh "
+                       "torch.Generator() seeded with .seed())")
     # ... and not a generator seeded when the file is imported (rng = np.random.default_rng(1234) at the top):
     # imported afresh, it draws the same n tokens again, where a fresh default_rng() per call does not.
     runs = []
@@ -716,7 +719,8 @@ def reproducible(cand, ref, rng):
         if (first == again).all():
             raise Fail(f"{label}: each time the file was imported afresh, {n} calls drew the same {n} tokens, so "
                        "the draws come from a generator seeded when the file is imported (np.random.default_rng("
-                       "1234) at its top, say); when rng is None make a fresh np.random.default_rng() in each call")
+                       "1234) at its top, say); when rng is None make a fresh np.random.default_rng() in each call "
+                       "(in PyTorch, a fresh torch.Generator() seeded with .seed())")
 
 
 def _readable(x):
@@ -761,6 +765,28 @@ def _judge_probs(cand, ref, logits, moderate, kw, name, shift=None, rtol=1e-6, a
                             "at this magnitude: subtract the maximum of logits / temperature before np.exp")
 
 
+def _crowded_top(cand, ref, rng):
+    """Most of a 32,769-token vocabulary at or within 1 of a largest logit near 1e4, the rest far below it.
+
+    A shift that only keeps the largest exponent just below overflow (the mean subtracted, then enough to bring
+    the top to exp(700), say) overflows the SUM: some 30,000 terms near 1e304 pass float64's 1.8e308. Only the
+    maximum keeps every term at most 1, and the sum at most V. The twin keeps the crowd as it stands relative to
+    the maximum and puts the far tokens 60 to 70 below it, where they hold no visible mass."""
+    V = LARGE_V // 2 + 1
+    n_top = int(rng.integers(27_000, 30_001))
+    top = float(rng.uniform(9_000.0, 1e4))
+    crowd = rng.choice(V, size=n_top, replace=False)
+    offsets = np.where(rng.random(n_top) < 0.25, 0.0, -rng.uniform(0.0, 1.0, size=n_top))  # a quarter tie at the top
+    logits = rng.uniform(-1e4, -5e3, size=V)
+    logits[crowd] = top + offsets
+    logits = f32_exact(logits)
+    twin = np.full(V, -60.0) - rng.uniform(0.0, 10.0, size=V)
+    twin[crowd] = logits[crowd] - logits.max()
+    _judge_probs(cand, ref, logits, f32_exact(twin), {"temperature": 1.5},
+                 f"{n_top:,} tokens at or within 1 of the largest logit {fmt(logits.max())} and the others between "
+                 f"-10,000 and -5,000", twin=True)
+
+
 def _spiky_settings():
     """Every code path of sampling_probs: defaults left out, a low and a high temperature, each filter, both."""
     return [Rung("every default left out", {}), Rung("temperature 0.7", {"temperature": 0.7}),
@@ -787,6 +813,7 @@ def stable(cand, ref, rng):
                      f"the largest logit {fmt(logits[top])} at token {top} and the smallest {fmt(logits.min())}",
                      twin=True)
     first_failing(_spiky_settings(), judge)
+    _crowded_top(cand, ref, rng)
     # Up to the documented +-1e4 and no further (to_edge), so that the verdict never rests on values beyond it.
     base = rng.normal(scale=3.0, size=8)
     _judge_probs(cand, ref, base + to_edge(base, 1e4), base, {"temperature": 1.0}, "logits near 1e4",
@@ -894,6 +921,11 @@ def input_unchanged(cand, ref, rng):
         for _ in range(2 if logits.size < 1_000 else 1):  # twice: a change may come on a later call only
             attempt(cand.call, fn, logits, **kw)
     rungs = [Rung(_label(fn, np.empty(9), kw), (fn, kw, rng.normal(scale=3.0, size=9))) for fn, kw in paths]
+    # float32 logits too: a copy skipped when the dtype is already the one computed in (an astype that would copy
+    # float64 logits, left out for float32 ones) divides the caller's array by the temperature in place.
+    rungs += [Rung(_label(fn, np.empty(9, dtype=np.float32), kw, "float32 logits"),
+                   (fn, kw, rng.normal(scale=3.0, size=9).astype(np.float32)))
+              for fn, kw in paths if kw.get("temperature", 1.0) not in (0.0, 1.0) or "top_k" in kw or "top_p" in kw]
     first_failing(rungs, judge)
 
 
@@ -1262,8 +1294,9 @@ def _sample_fresh_randomness(logits, temperature=1.0, top_k=None, top_p=None, rn
     return _draw(_variant(logits, temperature, top_k, top_p), np.random.default_rng())
 
 
-@mistake("sample-fixed-seed-when-none", "without an rng, draw from a fresh np.random.default_rng() (unseeded): a "
-                                        "fixed seed makes every such call draw the same token", fn="sample")
+@mistake("sample-fixed-seed-when-none", "without an rng, draw from a fresh np.random.default_rng() (unseeded; in "
+                                        "PyTorch a torch.Generator() seeded with .seed()): a fixed seed makes every "
+                                        "such call draw the same token", fn="sample")
 def _sample_fixed_seed_when_none(logits, temperature=1.0, top_k=None, top_p=None, rng=None):
     return _draw(_variant(logits, temperature, top_k, top_p), np.random.default_rng(42) if rng is None else rng)
 
