@@ -18,7 +18,7 @@ from attnprep.grading import (
     shape_of,
     worst_entry,
 )
-from attnprep.ladders import Rung, beyond_f32, dims, first_failing, large_dims, spiky_rows, to_edge
+from attnprep.ladders import Rung, beyond_f32, dims, first_failing, large_dims, large_shape, spiky_rows, to_edge
 
 FUNCTIONS = ("softmax",)
 
@@ -67,7 +67,8 @@ SMALL_LADDER = dims(7, min_ndim=1, max_ndim=4)
 LARGE_LADDER = large_dims(min_ndim=3, max_ndim=3)  # one large call: the check of the reference stays fast
 
 
-@invariant("matches-reference", "matches a reference softmax to rtol 1e-6, 1-D to 4-D and at 65,536 entries")
+@invariant("matches-reference", "matches a reference softmax to rtol 1e-6, 1-D to 4-D and at 65,536 entries; "
+                                "float32 input to float32's precision")
 def matches_reference(cand, ref, rng):
     for s in SHAPES:
         for scale in (0.1, 1.0, 10.0):
@@ -98,6 +99,23 @@ def matches_reference(cand, ref, rng):
         check_close(out, ref.softmax(z), label, context="scores of about 20 to 100, not on float32's grid",
                     question="is the arithmetic done in float64 at this size?")
     first_failing(SMALL_LADDER + LARGE_LADDER, judge)
+    # float32 input, whose result is float32 (or float64): held to what float32 arithmetic keeps (F32_RTOL), so a
+    # step in float16 (a normaliser rounded to 11 bits, off by up to 5e-4 of itself) fails, a float32 one does not.
+    for s, ax in F32_CASES:
+        z = rng.normal(scale=3.0, size=s).astype(np.float32)
+        out, label = _run(cand, z, **({} if ax == -1 else {"axis": ax}))
+        check_close(out, ref.softmax(z.astype(np.float64), axis=ax), label + " in float32", **_f32_tolerance(z),
+                    context="float32 input, held to float32's precision", question="is any step done in float16?")
+
+
+# Float32 inputs of matches-reference: 1-D to 3-D, along the last axis and another.
+F32_CASES = [((9,), -1), ((5, 11), -1), ((2, 7, 6), 1), ((3, 1_031), -1)]
+
+
+def _f32_tolerance(z):
+    """What a correct float32 softmax of z keeps: a relative 1e-5 (a few roundings of exp, the sum and the division),
+    plus four float32 roundings of the largest score (z - m, or z minus a log-sum-exp, rounds at that size)."""
+    return {"rtol": 1e-5 + precision.rounding_of(z), "atol": 1e-9}
 
 
 def _matches(out, want, rtol=1e-6, atol=1e-9):
@@ -180,6 +198,7 @@ def _stable_ladder():
 
 
 LONG_SLICE = 65_537
+UNCHANGED_LARGE = large_shape(2, 300_000)  # (547, 549)
 
 
 def _max_to_back_half(rng, z):
@@ -314,17 +333,17 @@ def masked_entries(cand, ref, rng):
         check_close(out.sum(axis=-1), np.ones(s[:-1]), f"the sums along the axis of {label}", rtol=1e-6,
                     atol=1e-5 if f32 else 1e-6, context="the open entries must still sum to one, as they do "
                                                         "without -inf entries")
-        if f32:
-            continue  # float32 input gives a float32 result: its values are matches-reference's at float64
+        # float32 input is held to float32's precision (see matches-reference)
+        tol = _f32_tolerance(z_plain) if f32 else {"rtol": 1e-6, "atol": 1e-9}
         # the reference only for a candidate that is right on the same z without -inf, at the same magnitudes
         z_level, level = z_plain, plain
         if low:
             z_level = z_plain + np.where(blocked, low, 0.0)
             level = attempt(_run_along, cand, z_level, ax)
             level = None if isinstance(level, Broke) else level[0]
-        if level is not None and level.shape == s and allclose(level, ref.softmax(z_level), rtol=1e-6,
-                                                                   atol=1e-9):
-            check_close(out, ref.softmax(z), label,
+        if level is not None and level.shape == s and allclose(level, ref.softmax(z_level.astype(np.float64)),
+                                                                   **tol):
+            check_close(out, ref.softmax(z.astype(np.float64)), label, **tol,
                         context="the same call with ordinary numbers in place of the -inf entries is right")
 
 
@@ -337,7 +356,7 @@ def _moved(idx, ax):
     return [int(idx[o]) for o in order]
 
 
-@invariant("axis", "works along every axis, negative ones included")
+@invariant("axis", "works along every axis, negative ones included, past 65,536 entries too")
 def axis(cand, ref, rng):
     z = rng.normal(scale=2.0, size=(3, 4, 5))
     for ax in (0, 1, 2, -1, -2, -3):
@@ -346,17 +365,30 @@ def axis(cand, ref, rng):
     z2 = rng.normal(size=(3, 3))  # square: a missing keepdims broadcasts silently here
     out, label = _run(cand, z2, axis=0)
     check_close(out, ref.softmax(z2, axis=0), label)
+    # Past 65,536 entries along axis 0 and a middle one: a path for large arrays (chunks along one axis, a reshape
+    # to rows) may be right along the last axis only.
+    big = rng.normal(scale=2.0, size=AXIS_LARGE)
+    for ax in (0, -2):
+        out, label = _run(cand, big, axis=ax)
+        check_close(out, ref.softmax(big, axis=ax), label, context=f"{big.size:,} entries")
 
 
-@invariant("input-unchanged", "the caller's array is not modified: 1-D to 4-D, along other axes, in float32 "
-                              "(and in every call of every check, 65,536 entries included)")
+AXIS_LARGE = large_shape(3)  # (39, 41, 43): 68,757 entries
+
+
+@invariant("input-unchanged", "the caller's array is not modified: 1-D to 4-D, along other axes, in float32, "
+                              "300,303 entries (and in every call of every check)")
 def input_unchanged(cand, ref, rng):
     # A copy made only on some paths (2-D, small arrays, the last axis, float64) leaves the others in place.
-    # Large inputs are matches-reference's: every call compares its arguments, so a copy skipped above some size
-    # is caught there without sending the large arrays again.
+    # Inputs of 65,536 entries and so are matches-reference's: every call compares its arguments, so a copy skipped
+    # above some size is caught there; one larger call here, beyond any other check's.
     rungs = [Rung(r.label, (r.value, -1, np.float64)) for r in SMALL_LADDER]
     rungs += [Rung("3-D input (2, 3, 4) along axis 0", ((2, 3, 4), 0, np.float64)),
-              Rung("float32 2-D input (3, 5)", ((3, 5), -1, np.float32))]
+              Rung("float32 2-D input (3, 5)", ((3, 5), -1, np.float32)),
+              # one call past the other checks' largest (68,757 entries), where a copy may be skipped "to save
+              # memory" (past 2**17 or 2**18 entries, say)
+              Rung(f"2-D input {UNCHANGED_LARGE} ({int(np.prod(UNCHANGED_LARGE)):,} entries)",
+                   (UNCHANGED_LARGE, -1, np.float64))]
 
     # Every call compares its arguments before and after (the engine), and a change names the call and the check.
     def judge(rung):
