@@ -374,8 +374,8 @@ def stable(cand, ref, rng):
                        f"and {row_max}, with no clipping")
 
 
-@invariant("matches-reference", "y_t and the new cache match a reference to rtol 1e-6, for caches of 0 to 8,200 "
-                                "positions")
+@invariant("matches-reference", "y_t and the new cache match a reference to rtol 1e-6, for caches of 0 to 12,289 "
+                                "positions (scores near 1e4 at 7 and 12,289)")
 def matches_reference(cand, ref, rng):
     for B, d_model, n_heads, t in CONFIGS:
         d_head = d_model // n_heads
@@ -397,6 +397,14 @@ def matches_reference(cand, ref, rng):
             W = _weights(rng, d_model, 3.0)
             cache = tuple(normal(rng, (B, n_heads, rung.value, d_model // n_heads), 2.0) for _ in range(2))
             _check_reference(cand, ref, normal(rng, (B, d_model)), cache, W, n_heads)
+    # One cache past 10,000 positions with scores near 1e4, the largest at a random position and the rest
+    # spread over thousands: code that walks a long cache in chunks must carry one maximum across them (or rescale).
+    with at_rung(f"a cache of {LONG_CACHE:,} positions, scores near 1e4, its largest at a random position"):
+        x_t, cache, W, _ = _peaked_cache(rng, 1, 1, 4, LONG_CACHE, 1e4)  # one sequence and head: loops stay quick
+        _check_reference(cand, ref, x_t, cache, W, 1)
+
+
+LONG_CACHE = 12_289  # past 10,000 and 12,288 (3 x 4,096): no chunk of 1,024 or 4,096 ends on the last position
 
 
 def _check_reference(cand, ref, x_t, cache, W, n_heads):
