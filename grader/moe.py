@@ -368,6 +368,8 @@ def stable(cand, ref, rng):
     # mean) overflows here, where a shift of the whole row shows nothing.
     for T, E, k in ((9, 6, 3), (7, 8, 2), (6, 5, 1)):
         _peaked_stable(cand, ref, rng, T, E, k)
+    for T, E, k in ((7, 6, 2), (6, 8, 3), (5, 9, 4)):
+        _spread_gates_stable(cand, ref, rng, T, E, k)
 
 
 def _peaked_logits(rng, T, E, k, magnitude):
@@ -406,6 +408,40 @@ def _peaked_stable(cand, ref, rng, T, E, k):
         _check_loss(got, ref.load_balance_loss(logits, idx, E), f"{label} with {_peaked_text()}", logits, idx, E,
                     "the same call is right with logits of a few units; subtract each token's maximum logit (over "
                     "all E experts) before np.exp, not its minimum, its first logit or a mean")
+
+
+def _spread_logits(rng, T, E, k, spread):
+    """x (T, E+1) and W_router (E+1, E) as in _peaked_logits, each token's k chosen logits `spread` apart: its
+    largest at a random expert, k - 2 within 3 below it, the k-th 1 to 1.5 times `spread` below, the other experts
+    100 to 2,000 below that (tokens centred between -1e3 and +1e3)."""
+    offset = rng.uniform(-1e3, 1e3, size=(T, 1))
+    chosen = np.hstack([np.zeros((T, 1)), rng.uniform(0.0, 3.0, size=(T, k - 2)),
+                        spread * rng.uniform(1.0, 1.5, size=(T, 1))])
+    rest = chosen[:, -1:] + rng.uniform(100.0, 2_000.0, size=(T, E - k)) * (spread / 4_000.0)
+    below = np.hstack([chosen, rest])
+    logits = f32_exact(np.take_along_axis(offset - below, np.argsort(rng.random((T, E)), axis=1), axis=1))
+    return np.hstack([logits, np.zeros((T, 1))]), np.vstack([np.eye(E), np.zeros((1, E))])
+
+
+def _spread_gates_stable(cand, ref, rng, T, E, k):
+    """Gates when a token's chosen logits lie thousands apart (k >= 2): a softmax over them shifted by their mean
+    (or anything but their maximum) overflows once the chosen spread past about 1,420, where the maximum gives the
+    far ones a gate of 0. Judged on the gates alone, against the reference, when the candidate is right on the same
+    construction with the chosen logits 40 apart: which far expert comes k-th is no concern of this check."""
+    x, W = _spread_logits(rng, T, E, k, 40.0)
+    moderate = attempt(_route, cand, x, W, k)
+    if not _usable(moderate) or not allclose(moderate[1], ref.route_top_k(x, W, k)[1], rtol=1e-6, atol=1e-9):
+        return  # wrong at moderate spreads already: the other checks say why
+    x_big, W_big = _spread_logits(rng, T, E, k, 4_000.0)
+    big = attempt(_route, cand, x_big, W_big, k)
+    text = (f"each token's {k} chosen logits 4,000 to 6,000 apart (its largest at a random expert, tokens centred "
+            "between -1000 and +1000)")
+    label = f"route_top_k(x {shape_of(x_big)}, W_router {shape_of(W_big)}, k={k})"
+    _broken_at_scale(big, label, text)
+    context = (f"{text}; right when they are 40 apart: subtract each token's largest chosen logit before np.exp, "
+               "not their mean or their smallest")
+    check_finite(big[1], f"gates of {big[2]}", context)
+    check_close(big[1], ref.route_top_k(x_big, W_big, k)[1], f"gates of {big[2]}", context=context)
 
 
 def _peaked_magnitude() -> float:
