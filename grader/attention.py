@@ -22,7 +22,17 @@ from attnprep.grading import (
     softmax_divisor,
     worst_entry,
 )
-from attnprep.ladders import Stopwatch, check_close_fast, meanwhile, normal, peak_text, peaked_qk, up_to_long
+from attnprep.ladders import (
+    ZERO_SCORES,
+    Stopwatch,
+    check_close_fast,
+    meanwhile,
+    normal,
+    peak_text,
+    peaked_qk,
+    up_to_long,
+    with_zero_rows,
+)
 
 FUNCTIONS = ("attention",)
 
@@ -449,6 +459,31 @@ def mask(cand, ref, rng):
                            f"{fmt(out2[idx][0])}, ...: a blocked key must get weight exactly 0. Is the blocked score "
                            "set to a finite number such as -1e4? Next to scores of about 1e4 it is not small "
                            "enough: use -np.inf (or -1e9)")
+    _blocked_value_far_away(cand, rng)
+
+
+def _blocked_value_far_away(cand, rng):
+    """A blocked key's value grown to 1e30 must not move the rows that block it: a finite fill a little below the
+    row's scores (its minimum minus 50, say) leaves the key a weight of about exp(-50), and the output moves by 1e8.
+    Last in `mask`: at float32 precision a call's tolerance grows with its largest input, here 1e30."""
+    batch, t_q, t_k = (2,), 4, 6
+    q, k, v = _qkv(rng, batch, t_q, t_k, 4, 3)
+    j = int(rng.integers(0, t_k))
+    m = _make_mask(rng, (t_q, t_k), j_star=j)
+    got = _try(cand, q, k, v, m)
+    if isinstance(got, Broke):
+        return
+    out, label = got
+    v_far = v.copy()
+    v_far[..., j, :] = 1e30
+    out_far, _ = _run(cand, q, k, v_far, m)
+    for idx in np.argwhere(np.broadcast_to(m[..., j], (*batch, t_q))):
+        idx = tuple(int(i) for i in idx)
+        if not allclose(out_far[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
+            raise Fail(f"{label}: key {j} is blocked for query row {list(idx)} (mask True), yet setting its value "
+                       f"row to 1e30 changed output row {list(idx)} from {fmt(out[idx][0])}, ... to "
+                       f"{fmt(out_far[idx][0])}, ...: a blocked key must get weight exactly 0, which a finite fill "
+                       "(the row's lowest score minus a margin, say) does not give: use -np.inf")
 
 
 def _circulant_problem(rng, t, d_k, d_v):
@@ -674,6 +709,17 @@ def matches_reference(cand, ref, rng):
         m = _make_mask(rng, mshape, j_star=int(rng.integers(0, t_k)))
         out, label = _run(cand, q, k, v, m)
         check_close(out, ref.attention(q, k, v, m), label)
+    # A query of zeros, and a key of zeros: scores of exactly 0 (see with_zero_rows), with and without a mask.
+    for batch, t_q, t_k in (((), 5, 6), ((2,), 4, 4)):
+        q, k, v = _qkv(rng, batch, t_q, t_k, 4, 3)
+        q, i = with_zero_rows(rng, q)
+        k, j = with_zero_rows(rng, k)
+        context = f"query {i} and key {j} are all zeros, so their scores are exactly 0; {ZERO_SCORES}"
+        m = _make_mask(rng, (t_q, t_k), j_star=j)
+        for mask in (_NO_MASK, m):
+            out, label = _run(cand, q, k, v, mask)
+            check_close(out, ref.attention(q, k, v) if mask is _NO_MASK else ref.attention(q, k, v, mask), label,
+                        context=context)
     # Long sequences, the mask left out (its default): code that changes precision or method above some length
     # (float32 for long inputs) is right on every small problem above. Scores of about +-25 make float32's
     # rounding show well above rtol 1e-6.

@@ -26,7 +26,17 @@ from attnprep.grading import (
     softmax_divisor,
     unpack,
 )
-from attnprep.ladders import Stopwatch, check_close_fast, meanwhile, normal, peak_text, peaked_qk, up_to_long
+from attnprep.ladders import (
+    ZERO_SCORES,
+    Stopwatch,
+    check_close_fast,
+    meanwhile,
+    normal,
+    peak_text,
+    peaked_qk,
+    up_to_long,
+    with_zero_rows,
+)
 
 FUNCTIONS = ("causal_mask", "causal_attention")
 
@@ -308,6 +318,16 @@ def matches_reference(cand, ref, rng):
             want_out, want_w = ref.causal_attention(q, k, v)
             check_close(w, want_w, f"weights ({dims})")
             check_close(out, want_out, f"out ({dims})")
+    # A query of zeros, and a key of zeros: scores of exactly 0 (see with_zero_rows).
+    for T, d_k, d_v in ((6, 4, 3), (5, 5, 5)):
+        q, k, v = _qkv(rng, T, d_k, d_v)
+        q, i = with_zero_rows(rng, q, low=1)
+        k, j = with_zero_rows(rng, k)
+        out, w, dims = _attend(cand, q, k, v)
+        want_out, want_w = ref.causal_attention(q, k, v)
+        context = f"query {i} and key {j} are all zeros, so their scores are exactly 0; {ZERO_SCORES}"
+        check_close(w, want_w, f"weights ({dims})", context=context)
+        check_close(out, want_out, f"out ({dims})", context=context)
     # Long sequences: code that changes precision or method above some length (float32 for long inputs, to save
     # memory) is right on every small problem above. Scores of about +-25 make float32's rounding of them show in
     # the weights well above rtol 1e-6.

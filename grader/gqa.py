@@ -24,13 +24,17 @@ from attnprep.grading import (
     worst_entry,
 )
 from attnprep.ladders import (
+    LOW_SHIFTS,
+    ZERO_SCORES,
     Stopwatch,
     check_close_fast,
     expect_refused,
     meanwhile,
     peak_text,
     peaked_self_attention,
+    uniform_score_shift,
     up_to_long,
+    with_zero_rows,
 )
 
 FUNCTIONS = ("gqa_attention",)
@@ -376,6 +380,12 @@ def _stable_cases(rng):
            (x, W_q, W_k, W_v, W_o), _inputs(rng, B, T, d_model, H, H_kv, hd), H, H_kv,
            "mask first, then subtract the maximum of the keys each row may see; a maximum taken before the mask "
            "comes from the future and pushes every visible score to exp(-thousands) = 0", "reference")
+    # Every score of the problem thousands below 0, then about -1e4 (see uniform_score_shift).
+    for low in LOW_SHIFTS:
+        moderate, large = uniform_score_shift(rng, B, T, d_model, H, hd, H_kv, shift=low)
+        yield (f"every score shifted by {low:,.0f}, so no score anywhere is large and positive", large, moderate, H,
+               H_kv, "always subtract each row's maximum (axis=-1, keepdims=True) before np.exp, not only when "
+               "some score is large, and mask the future with -inf, not a finite fill such as -1e4", "shift")
     # Scores that rise from about 0 at key 0 to about 1.5e4 at the last key, the same for every query: the future
     # outscores what a query may see by more than 1e4, so a finite fill such as -1e4 added to the future leaves it
     # ahead (and a -inf mask does not care).
@@ -497,6 +507,12 @@ def matches_reference(cand, ref, rng):
             args = _inputs(rng, B, T, d_model, H, H_kv, hd, scale=scale_)
             y, label = _run(cand, args, H, H_kv)
             check_close(y, ref.gqa_attention(*args, H, H_kv), label)
+    # A position of zeros: its query, key and value are zeros, so its scores are exactly 0 (see with_zero_rows).
+    args = list(_inputs(rng, 2, 6, 8, 4, 2, 2))
+    args[0], t = with_zero_rows(rng, args[0])
+    y, label = _run(cand, tuple(args), 4, 2, finite=False)
+    check_close(y, ref.gqa_attention(*args, 4, 2), label,
+                context=f"position {t} of x is all zeros, so its scores are exactly 0; {ZERO_SCORES}")
     # Long sequences: code that changes precision or method above some length (float32 for long inputs) is right
     # on every small problem above. Scores of about +-25 make float32's rounding show well above rtol 1e-6.
     watch = Stopwatch()

@@ -27,13 +27,17 @@ from attnprep.grading import (
     worst_entry,
 )
 from attnprep.ladders import (
+    LOW_SHIFTS,
+    ZERO_SCORES,
     Stopwatch,
     check_close_fast,
     meanwhile,
     normal,
     peak_text,
     peaked_self_attention,
+    uniform_score_shift,
     up_to_long,
+    with_zero_rows,
 )
 
 FUNCTIONS = ("split_heads", "merge_heads", "causal_mha")
@@ -514,6 +518,23 @@ def matches_reference(cand, ref, rng):
         y_ref, w_ref = ref.causal_mha(xs, *Ws, 4)
         check_close(w, w_ref, f"weights for {where}", context=name)
         check_close(y, y_ref, f"y for {where}", context=name)
+    # Every score thousands below 0, then about -1e4 (see uniform_score_shift); and a position of zeros, whose
+    # query, key and value are zeros, so its scores are exactly 0 (see with_zero_rows).
+    for low in LOW_SHIFTS:
+        _, (xs, *Ws) = uniform_score_shift(rng, 2, 6, 8, 2, 4, shift=low)
+        y, w, where = _mha(cand, xs, Ws, 2)
+        y_ref, w_ref = ref.causal_mha(xs, *Ws, 2)
+        name = (f"every score shifted by {low:,.0f}, so no score anywhere is large and positive: always subtract "
+                "each row's maximum before np.exp, and mask the future with -inf, not a finite fill")
+        check_close(w, w_ref, f"weights for {where}", context=name)
+        check_close(y, y_ref, f"y for {where}", context=name)
+    x, Ws = _problem(rng, 2, 6, 8, scale=1.0)
+    x, t = with_zero_rows(rng, x)
+    y, w, where = _mha(cand, x, Ws, 2)
+    y_ref, w_ref = ref.causal_mha(x, *Ws, 2)
+    name = f"position {t} of x is all zeros, so its scores are exactly 0; {ZERO_SCORES}"
+    check_close(w, w_ref, f"weights for {where}", context=name)
+    check_close(y, y_ref, f"y for {where}", context=name)
     # Each row's largest score at a random key j <= i, up to about 1e4 and far above the rest of the row, in
     # every head: a softmax shifted by the diagonal's score, the first key's or the row mean overflows here.
     for B, T, D, H in ((2, 12, 16, 4), (1, 10, 8, 1)):

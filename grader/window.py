@@ -23,7 +23,17 @@ from attnprep.grading import (
     unpack,
     worst_entry,
 )
-from attnprep.ladders import Stopwatch, check_close_fast, meanwhile, normal, peak_text, peaked_qk, up_to_long
+from attnprep.ladders import (
+    ZERO_SCORES,
+    Stopwatch,
+    check_close_fast,
+    meanwhile,
+    normal,
+    peak_text,
+    peaked_qk,
+    up_to_long,
+    with_zero_rows,
+)
 
 FUNCTIONS = ("sliding_window_mask", "window_attention")
 
@@ -157,6 +167,21 @@ def blocked_zero(cand, ref, rng):
         v = rng.normal(size=(T, 3))
         _, weights, label = _attend(cand, q, k, v, window)
         _check_blocked_zero(weights, T, window, label, what)
+    # Nor may the blocked keys reach out (the weights returned need not be the ones out was made with): the values
+    # of key 0 (outside the window of rows >= window) and of the last key (the future of every other row) grow to
+    # 1e30, which a weight of exp(-60), left by a finite fill below the row's scores, moves by 1e4.
+    T, window = 7, 3
+    q, k, v = _qkv(rng, T, 4, 3)
+    out, _, label = _attend(cand, q, k, v, window)
+    v_far = v.copy()
+    v_far[[0, -1]] += 1e30
+    out_far, _, _ = _attend(cand, q, k, v_far, window)
+    for i in range(window, T - 1):
+        if not np.allclose(out_far[i], out[i], rtol=1e-9, atol=1e-12, equal_nan=True):
+            raise Fail(f"out of {label}: row {i} changed from {fmt(out[i, 0])}, ... to {fmt(out_far[i, 0])}, ... when "
+                       f"the value rows of key 0 and key {T - 1} grew to 1e30, though row {i} blocks both: a blocked "
+                       "key must get weight exactly 0 in out too (mask with -np.inf, before the softmax, and make "
+                       "out from the same weights you return)")
 
 
 @invariant("sum-to-one", "every row of the weights sums to one")
@@ -456,6 +481,16 @@ def matches_reference(cand, ref, rng):
             want_out, want_w = ref.window_attention(q, k, v, window)
             check_close(weights, want_w, f"weights of {label}")
             check_close(out, want_out, f"out of {label}")
+    # A query of zeros, and a key of zeros: scores of exactly 0 (see with_zero_rows).
+    for T, d_k, d_v, window in ((7, 4, 3, 3), (6, 5, 5, 6)):
+        q, k, v = _qkv(rng, T, d_k, d_v)
+        q, i = with_zero_rows(rng, q, low=1)
+        k, j = with_zero_rows(rng, k)
+        out, weights, label = _attend(cand, q, k, v, window)
+        want_out, want_w = ref.window_attention(q, k, v, window)
+        context = f"query {i} and key {j} are all zeros, so their scores are exactly 0; {ZERO_SCORES}"
+        check_close(weights, want_w, f"weights of {label}", context=context)
+        check_close(out, want_out, f"out of {label}", context=context)
     # Long sequences: code that changes precision or method above some length (float32 for long inputs) is right
     # on every small problem above. Scores of about +-25 make float32's rounding show well above rtol 1e-6.
     watch = Stopwatch()

@@ -406,3 +406,20 @@ def test_torch_the_worker_cannot_import_is_a_load_error(monkeypatch):
     report = grade(catalogue.get("softmax"), "import torch\n\ndef softmax(z, axis=-1):\n    return z\n", "softmax.py")
     assert report.status == "error" and "PyTorch could not be imported" in report.message
     assert not report.invariants
+
+
+def test_a_torch_file_raising_value_error_is_not_named_for_an_assert():
+    # A PyTorch file's refusals count as the mistake's only when they are not the reference's own: a file that
+    # raises ValueError where it should was once named `assert-divisible` whenever it failed anything else.
+    needs_torch()
+    from attnprep import catalogue
+    from attnprep.engine import grade
+
+    source = (Path(__file__).parent / "corpus" / "mha" / "torch_wrong_additive_minus_1e4.py").read_text()
+    named = {m["id"] for m in grade(catalogue.get("mha"), source, "wrong.py").mistakes}
+    assert "assert-divisible" not in named
+    asserting = source.replace('if D % n_heads != 0:\n        raise ValueError("n_heads must divide d_model")',
+                               "assert D % n_heads == 0")
+    assert asserting != source
+    named = {m["id"] for m in grade(catalogue.get("mha"), asserting, "wrong.py").mistakes}
+    assert "assert-divisible" in named

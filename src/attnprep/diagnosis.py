@@ -136,7 +136,8 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
 
     other_framework: the candidate is not NumPy code (PyTorch), so a probe it raised on where the variant (NumPy)
     returned says nothing of the mistake (integer weights, say: NumPy promotes int @ float, torch refuses it)
-    and is passed over; where the variant raised too, they agree, whatever the exception's name.
+    and is passed over; where the variant raised and the reference did not, they agree, whatever the exception's
+    name; where both raised, the candidate's exception must be the variant's, not the reference's.
     """
     with tolerance_of(module):
         return _diagnose(module, ref, cand, rng, other_framework)
@@ -156,11 +157,13 @@ class _Table:
         default_fn = module.FUNCTIONS[0]
         rights: dict[int, tuple[Any, bool]] = {}  # the reference's outcome of each probe, once for all variants
         # Per variant: (probe index, the variant's outcome, whether the reference's repeats, a slot for whether
-        # the variant's does, worked out only when a candidate's answer needs it).
+        # the variant's does, worked out only when a candidate's answer needs it, the reference's outcome).
         self.telling: list[tuple[Callable, list[list[Any]]]] = []
+        # Per variant: the probes of its function where it gives the reference's outcome, with that outcome.
+        self.agreeing: list[list[tuple[int, Any]]] = []
         for variant in mistakes_of(module):
             target = variant.mistake_fn or default_fn
-            entries = []
+            entries, agreeing = [], []
             for i, (fn, args, kwargs) in enumerate(self.probes):
                 if fn != target:
                     continue
@@ -168,13 +171,16 @@ class _Table:
                 if i not in rights:
                     rights[i] = _outcome(getattr(ref, fn), args, kwargs)
                 right, steady = rights[i]
-                entry = [i, wrong, steady, None]
+                entry = [i, wrong, steady, None, right]
                 if not steady and not self.variant_repeats(variant, entry):
                     continue  # both draw from fresh randomness (no rng passed, say): no telling them apart
                 if _same(wrong, right):
+                    if steady:  # the mistake behaves as the reference here (see _explains_the_rest)
+                        agreeing.append((i, right))
                     continue  # this probe cannot tell the mistake from the reference
                 entries.append(entry)
             self.telling.append((variant, entries))
+            self.agreeing.append(agreeing)
 
     def variant_repeats(self, variant: Callable, entry: list[Any]) -> bool:
         if entry[3] is None:
@@ -229,15 +235,25 @@ def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rand
         return repeats[i]
 
     found = []
-    for variant, entries in table.telling:
+    for (variant, entries), agreeing in zip(table.telling, table.agreeing, strict=True):
+        if not _explains_the_rest(answers, agreeing):
+            continue
         telling = 0
         for entry in entries:
             i, wrong, steady = entry[0], entry[1], entry[2]
             got = answers[i]
             if other_framework and isinstance(got, CandidateError):
+                # A PyTorch file refuses some calls on its own (integer weights, say), under names of its own
+                # (RuntimeError). Where the mistake raises and the reference returns, any refusal agrees with the
+                # mistake; where both raise, only the mistake's own exception does, and the reference's does not.
+                right = entry[4]
                 if not isinstance(wrong, BaseException):
-                    continue  # a framework's own refusal, not the mistake's behaviour
-                telling += 1  # both refused; the framework names its exception its own way (RuntimeError)
+                    continue
+                if not isinstance(right, BaseException) or got.is_a(type(wrong).__name__):
+                    telling += 1
+                elif got.is_a(type(right).__name__):
+                    telling = -1
+                    break
                 continue
             if not _same(got, wrong):
                 if steady and not table.variant_repeats(variant, entry) and not candidate_repeats(i):
@@ -251,3 +267,11 @@ def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rand
         if telling > 0 and all(f["id"] != variant.mistake_id for f in found):
             found.append({"id": variant.mistake_id, "message": variant.mistake_message})
     return found
+
+
+def _explains_the_rest(answers: list[Any], agreeing: list[tuple[int, Any]]) -> bool:
+    """Does the candidate refuse wherever the mistake refuses as the reference does? A file that returns a result
+    where both raise (a negative size let through, say) is making some other mistake, and naming this one would
+    send the learner after a bug they do not have. Values are not held to it: a file may have two mistakes."""
+    return not any(isinstance(right, BaseException) and not isinstance(answers[i], BaseException)
+                   for i, right in agreeing)

@@ -386,6 +386,35 @@ def peaked_self_attention(rng: np.random.Generator, batch: int, t: int, d_model:
     return x, (W_q, W_k, W_v, W_o), scores
 
 
+# Every score of a problem shifted down by thousands: no score is large and positive anywhere, so a softmax that
+# subtracts the maximum only when some score is large underflows to 0/0, and at -1e4 the real scores sink to where
+# a finite mask fill of -1e4 puts the future.
+LOW_SHIFTS = (-3e3, -1e4)
+
+
+def uniform_score_shift(rng: np.random.Generator, batch: int, t: int, d_model: int, n_heads: int, hd: int,
+                        n_kv_heads: int | None = None, *, shift: float) -> tuple[tuple, tuple]:
+    """(moderate, shifted) inputs (x, W_q, W_k, W_v, W_o) of causal self-attention: one problem, with `shift`
+    added to every score of every head in the shifted one, which attention ignores (y must not change).
+
+    Feature 1 of x is 1 and puts sqrt(hd) in entry 0 of every query head; feature 0 is 0, or `shift` in the
+    shifted problem, and reaches only entry 0 of every key head: q . k / sqrt(hd) gains exactly `shift`."""
+    n_kv = n_heads if n_kv_heads is None else n_kv_heads
+    x = normal(rng, (batch, t, d_model))
+    x[..., 0], x[..., 1] = 0.0, 1.0
+    W_q = normal(rng, (d_model, n_heads * hd), scale=1.0 / np.sqrt(d_model))
+    W_k = normal(rng, (d_model, n_kv * hd), scale=1.0 / np.sqrt(d_model))
+    W_v = normal(rng, (d_model, n_kv * hd), scale=1.0 / np.sqrt(d_model))
+    W_o = normal(rng, (n_heads * hd, d_model), scale=1.0 / np.sqrt(n_heads * hd))
+    q_cols, k_cols = np.arange(n_heads) * hd, np.arange(n_kv) * hd
+    W_q[:, q_cols], W_k[:, k_cols] = 0.0, 0.0
+    W_q[0], W_k[0], W_v[0] = 0.0, 0.0, 0.0
+    W_q[1, q_cols], W_k[0, k_cols] = np.sqrt(hd), 1.0
+    shifted = x.copy()
+    shifted[..., 0] = shift
+    return (x, W_q, W_k, W_v, W_o), (shifted, W_q, W_k, W_v, W_o)
+
+
 def peak_text(scores: np.ndarray, row: tuple[int, ...]) -> str:
     """Evidence for one row of peaked scores: 'row 5 peaks at key 2 (score 3,871.2; the row spans 7,602.9)', or
     'row [1, 5] ...' for a row of a batch."""
@@ -532,6 +561,21 @@ def scores_as_qk(scores: np.ndarray, extra: int = 3) -> tuple[np.ndarray, np.nda
     q = np.zeros((t_q, d))
     q[:, :t_k] = s * np.sqrt(d)
     return q, k
+
+
+def with_zero_rows(rng: np.random.Generator, x: np.ndarray, *, low: int = 0, axis: int = -2) -> tuple[np.ndarray, int]:
+    """A copy of x with one row along `axis` (from `low` on) set to exactly 0, and its index.
+
+    A query or key of zeros scores exactly 0 against everything: a real score, which code that takes a 0 for a
+    blocked entry (the zeros np.tril leaves) drops, or turns into a 0/0 row."""
+    x = np.array(x, dtype=np.float64)
+    row = int(rng.integers(low, x.shape[axis]))
+    np.moveaxis(x, axis, 0)[row] = 0.0
+    return x, row
+
+
+ZERO_SCORES = ("a score of exactly 0 is a score like any other, not a blocked entry (mask with a bool mask, "
+               "not by testing scores == 0)")
 
 
 def causal_allowed(t_q: int, t_k: int | None = None) -> np.ndarray:
