@@ -722,6 +722,14 @@ def probes(rng):
     lifted = rng.normal(size=(T, E))
     lifted[::2, 3] += 800.0
     yield "load_balance_loss", (lifted, np.argsort(-lifted, axis=-1)[:, :k], E), {}
+    # Where one maximum of all the logits is harmless (every token at the same scale) but the two mistakes above
+    # are not: every logit near +900 (no shift overflows), and expert 3 800 above the rest in every token (a shift
+    # by expert 0's overflows). A file that shifts by the global maximum is right on both, so neither is named.
+    near = rng.normal(size=(T, E)) + 900.0
+    yield "load_balance_loss", (near, np.argsort(-near, axis=-1)[:, :k], E), {}
+    raised = rng.normal(size=(T, E))
+    raised[:, 3] += 800.0
+    yield "load_balance_loss", (raised, np.argsort(-raised, axis=-1)[:, :k], E), {}
     if precision.current() == precision.FLOAT64:  # float32 results round these logits as the mistakes do
         # Logits in the thousands, x and W_router off float32's grid: a float32 cast of either moves the gates by
         # about 1e-4, well past what tells a mistake from the reference.
