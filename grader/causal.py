@@ -75,10 +75,11 @@ def _attend(cand, q, k, v):
         raise _with_shapes(err, q, k, v) from None
     out, weights = unpack(result, 2, "causal_attention")
     T, d_v = q.shape[0], v.shape[1]
-    out = as_float(out, f"out ({dims})")
-    weights = as_float(weights, f"weights ({dims})")
-    check_shape(weights, (T, T), f"weights ({dims})")
-    check_shape(out, (T, d_v), f"out ({dims})")
+    # Named with their function: `mask` calls causal_attention too, and its shapes are no fault of causal_mask.
+    out = as_float(out, f"the out of causal_attention ({dims})")
+    weights = as_float(weights, f"the weights of causal_attention ({dims})")
+    check_shape(weights, (T, T), f"the weights of causal_attention ({dims})")
+    check_shape(out, (T, d_v), f"the out of causal_attention ({dims})")
     return out, weights, dims
 
 
