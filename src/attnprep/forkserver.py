@@ -234,12 +234,17 @@ class ForkServer:
     def take(self, deadline_s: float = FORK_WAIT_S) -> Worker | None:
         if self._closed:
             return None
+        with self._lock:
+            if not self._all:
+                return None  # no zygote could be started: cold workers, without waiting for one
         try:
             zygote = self._free.get(timeout=1.0)
         except queue.Empty:
             return None  # every zygote busy (a worker not handed back): a cold worker, not a wait
         if not zygote.alive or zygote.forks >= FORKS_PER_ZYGOTE:
             zygote.kill()
+            with self._lock:
+                self._all = [z for z in self._all if z is not zygote]
             self._add()
             return None  # this file gets a cold worker while the replacement boots
         try:
@@ -251,6 +256,8 @@ class ForkServer:
             return zygote.fork(time.monotonic() + deadline_s)
         except (WorkerDied, WorkerTimeout, sandbox.SandboxUnavailable):
             zygote.kill()
+            with self._lock:
+                self._all = [z for z in self._all if z is not zygote]
             self._add()
             return None
 
