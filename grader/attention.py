@@ -384,14 +384,12 @@ def mask(cand, ref, rng):
         k2[..., j, :] += rng.normal(scale=3.0, size=k2[..., j, :].shape)
         v2[..., j, :] += 10.0
         out2, _ = _run(cand, q, k2, v2, m)
-        blocked_rows = np.broadcast_to(m[..., j], (*batch, t_q))
-        for idx in np.argwhere(blocked_rows):
-            idx = tuple(int(i) for i in idx)
-            if not allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
-                raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), "
-                           f"yet changing that key and its value changed output row {list(idx)} from "
-                           f"{fmt(out[idx][0])}, ... to {fmt(out2[idx][0])}, ...; True means blocked, "
-                           "and a blocked key must get weight exactly 0")
+        idx = _moved_blocked_row(out, out2, m, j)
+        if idx is not None:
+            raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), "
+                       f"yet changing that key and its value changed output row {list(idx)} from "
+                       f"{fmt(out[idx][0])}, ... to {fmt(out2[idx][0])}, ...; True means blocked, "
+                       "and a blocked key must get weight exactly 0")
 
         # Every open key keeps some weight: with v the identity, each output row is that query's weights.
         eye = np.broadcast_to(np.eye(t_k), (*batch, t_k, t_k))
@@ -451,15 +449,25 @@ def mask(cand, ref, rng):
         out2, _ = _run(cand, q, k, v2, m)
         if not (np.isfinite(out).all() and np.isfinite(out2).all()):
             continue
-        for idx in np.argwhere(np.broadcast_to(m[..., j], (*batch, t_q))):
-            idx = tuple(int(i) for i in idx)
-            if not allclose(out2[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
-                raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), yet "
-                           f"changing its value changed output row {list(idx)} from {fmt(out[idx][0])}, ... to "
-                           f"{fmt(out2[idx][0])}, ...: a blocked key must get weight exactly 0. Is the blocked score "
-                           "set to a finite number such as -1e4? Next to scores of about 1e4 it is not small "
-                           "enough: use -np.inf (or -1e9)")
+        idx = _moved_blocked_row(out, out2, m, j)
+        if idx is not None:
+            raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), yet "
+                       f"changing its value changed output row {list(idx)} from {fmt(out[idx][0])}, ... to "
+                       f"{fmt(out2[idx][0])}, ...: a blocked key must get weight exactly 0. Is the blocked score "
+                       "set to a finite number such as -1e4? Next to scores of about 1e4 it is not small "
+                       "enough: use -np.inf (or -1e9)")
     _blocked_value_far_away(cand, rng)
+
+
+def _moved_blocked_row(out, out_changed, m, j):
+    """The first output row that blocks key j (mask True there) yet moved when only key j's key or value changed,
+    or None: a blocked key has no influence at all."""
+    rows = np.broadcast_to(m[..., j], out.shape[:-1])
+    for idx in np.argwhere(rows):
+        idx = tuple(int(i) for i in idx)
+        if not allclose(out_changed[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
+            return idx
+    return None
 
 
 def _blocked_value_far_away(cand, rng):
@@ -477,13 +485,12 @@ def _blocked_value_far_away(cand, rng):
     v_far = v.copy()
     v_far[..., j, :] = 1e30
     out_far, _ = _run(cand, q, k, v_far, m)
-    for idx in np.argwhere(np.broadcast_to(m[..., j], (*batch, t_q))):
-        idx = tuple(int(i) for i in idx)
-        if not allclose(out_far[idx], out[idx], rtol=1e-9, atol=1e-12, equal_nan=True):
-            raise Fail(f"{label}: key {j} is blocked for query row {list(idx)} (mask True), yet setting its value "
-                       f"row to 1e30 changed output row {list(idx)} from {fmt(out[idx][0])}, ... to "
-                       f"{fmt(out_far[idx][0])}, ...: a blocked key must get weight exactly 0, which a finite fill "
-                       "(the row's lowest score minus a margin, say) does not give: use -np.inf")
+    idx = _moved_blocked_row(out, out_far, m, j)
+    if idx is not None:
+        raise Fail(f"{label}: key {j} is blocked for query row {list(idx)} (mask True), yet setting its value "
+                   f"row to 1e30 changed output row {list(idx)} from {fmt(out[idx][0])}, ... to "
+                   f"{fmt(out_far[idx][0])}, ...: a blocked key must get weight exactly 0, which a finite fill "
+                   "(the row's lowest score minus a margin, say) does not give: use -np.inf")
 
 
 def _circulant_problem(rng, t, d_k, d_v):
@@ -716,9 +723,9 @@ def matches_reference(cand, ref, rng):
         k, j = with_zero_rows(rng, k)
         context = f"query {i} and key {j} are all zeros, so their scores are exactly 0; {ZERO_SCORES}"
         m = _make_mask(rng, (t_q, t_k), j_star=j)
-        for mask in (_NO_MASK, m):
-            out, label = _run(cand, q, k, v, mask)
-            check_close(out, ref.attention(q, k, v) if mask is _NO_MASK else ref.attention(q, k, v, mask), label,
+        for given in (_NO_MASK, m):
+            out, label = _run(cand, q, k, v, given)
+            check_close(out, ref.attention(q, k, v) if given is _NO_MASK else ref.attention(q, k, v, given), label,
                         context=context)
     # Long sequences, the mask left out (its default): code that changes precision or method above some length
     # (float32 for long inputs) is right on every small problem above. Scores of about +-25 make float32's
