@@ -23,9 +23,11 @@ from attnprep.grading import (
     worst_entry,
 )
 from attnprep.ladders import (
+    WIDE_HEAD,
     ZERO_SCORES,
     Stopwatch,
     check_close_fast,
+    fill_before_scale,
     meanwhile,
     normal,
     peak_text,
@@ -359,6 +361,9 @@ def mask(cand, ref, rng):
         ("a (T_q, T_k) mask", (), 5, 7, 4, 3, (5, 7)),
         ("one (T_q, T_k) mask shared by the batch", (3,), 6, 6, 4, 2, (6, 6)),
         ("a (B, 1, 1, T_k) padding mask", (2, 3), 5, 6, 4, 3, (2, 1, 1, 6)),
+        # One query, as in a decoding step: code often takes a shortcut for T_q == 1, and the mask must still hold.
+        ("a (B, 1, 1, T_k) padding mask and one query (T_q = 1, a decoding step)", (2, 3), 1, 6, 4, 3, (2, 1, 1, 6)),
+        ("a (T_k,) mask and one query (T_q = 1)", (), 1, 5, 3, 2, (5,)),
         ("a full-shape mask", (2,), 4, 5, 3, 4, (2, 4, 5)),
         # Shapes that read differently when taken for another layout: a (T_q, T_k) mask whose T_q equals B looks
         # like a (B, T_k) padding mask, a per-head (H, T_q, T_k) one with H == B like a (B, T_q, T_k) one.
@@ -435,8 +440,10 @@ def mask(cand, ref, rng):
 
     # Scores near 1e4: a blocked key must still get exactly 0, which a finite fill such as -1e4 (put in place or
     # added) does not give here. An overflow or 0/0 at these scores is for `stable` to report, not this check.
-    for what, dominant in (("every score near -1e4", False), ("the blocked key scoring 1e4 above the rest", True)):
-        batch, t_q, t_k, d_k, d_v = (2,), 4, 5, 4, 3
+    # Last, every score near -1e4 at d_k = 128, where a fill put in before dividing by sqrt(d_k) shrinks above them.
+    for what, dominant, d_k in (("every score near -1e4", False, 4), ("the blocked key scoring 1e4 above the rest",
+                                True, 4), (f"every score near -1e4 and d_k = {WIDE_HEAD}", False, WIDE_HEAD)):
+        batch, t_q, t_k, d_v = (2,), 4, 5, 3
         j = int(rng.integers(0, t_k))
         q, k, v = _big_scores(rng, batch, t_q, t_k, d_k, d_v, j, dominant)
         m = _make_mask(rng, (t_q, t_k), j_star=j)
@@ -454,8 +461,8 @@ def mask(cand, ref, rng):
             raise Fail(f"{label} with {what}: key {j} is blocked for query row {list(idx)} (mask True), yet "
                        f"changing its value changed output row {list(idx)} from {fmt(out[idx][0])}, ... to "
                        f"{fmt(out2[idx][0])}, ...: a blocked key must get weight exactly 0. Is the blocked score "
-                       "set to a finite number such as -1e4? Next to scores of about 1e4 it is not small "
-                       "enough: use -np.inf (or -1e9)")
+                       f"set to a finite number? Next to scores of about 1e4 it is not small enough: "
+                       f"{fill_before_scale(d_k)}")
     _blocked_value_far_away(cand, rng)
 
 

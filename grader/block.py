@@ -203,9 +203,10 @@ def norm(cand, ref, rng):
                 idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(got - want)), want.shape))
                 raise Fail(f"{label} with |x| ~ {fmt(scale)}: here the block returns x + rms_norm(x, attn_norm), "
                            f"but out - x at entry {list(idx)} {is_expected(got[idx], want[idx])}{guess}")
-    # Attention off: out - x is the feed-forward of rms_norm(x, ffn_norm), with its own weight, not attn_norm's.
-    for B, T, d_model, n_heads, d_ff in CONFIGS[:2]:
-        x = rng.normal(size=(B, T, d_model))
+    # Attention off: out - x is the feed-forward of rms_norm(x, ffn_norm), with its own weight, not attn_norm's;
+    # at |x| ~ 1e-3 the mean square is about eps, so the second norm's eps shows too.
+    for (B, T, d_model, n_heads, d_ff), scale in zip(CONFIGS[:2] * 2, (1.0, 1.0, 1e-3, 1e-3), strict=True):
+        x = rng.normal(scale=scale, size=(B, T, d_model))
         p = _params(rng, d_model, d_ff)
         p["W_o"] = np.zeros_like(p["W_o"])
         p["attn_norm"], p["ffn_norm"] = rng.uniform(0.2, 0.6, size=d_model), rng.uniform(1.5, 3.0, size=d_model)
@@ -219,9 +220,14 @@ def norm(cand, ref, rng):
                 guess = "; it looks like the feed-forward's norm used attn_norm: the second norm has its own ffn_norm"
             elif allclose(got, _ffn(_rms(x, 1.0), p), rtol=1e-6, atol=1e-9):
                 guess = "; it looks like the feed-forward's norm weight ffn_norm was not applied"
+            else:
+                guess = next((f"; in the feed-forward's norm, it looks like {name}" for name, f in
+                              NORM_VARIANTS.items() if allclose(got, _ffn(f(x, p["ffn_norm"]), p), rtol=1e-5,
+                                                                atol=1e-9)), "")
             if guess:
                 idx = tuple(int(i) for i in np.unravel_index(np.argmax(np.abs(got - want)), want.shape))
-                raise Fail(f"{label}: with attention off, out - x is swiglu(rms_norm(x, ffn_norm), ...), but entry "
+                raise Fail(f"{label} with |x| ~ {fmt(scale)}: with attention off, out - x is "
+                           f"swiglu(rms_norm(x, ffn_norm), ...), but entry "
                            f"{list(idx)} {is_expected(got[idx], want[idx])}{guess}")
     for B, T, d_model, n_heads, d_ff in CONFIGS[:3]:
         x = rng.normal(size=(B, T, d_model))

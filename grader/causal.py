@@ -27,13 +27,16 @@ from attnprep.grading import (
     unpack,
 )
 from attnprep.ladders import (
+    WIDE_HEAD,
     ZERO_SCORES,
     Stopwatch,
     check_close_fast,
+    fill_before_scale,
     meanwhile,
     normal,
     peak_text,
     peaked_qk,
+    sunken_qk,
     up_to_long,
     with_zero_rows,
 )
@@ -216,8 +219,11 @@ def upper_triangle_zero(cand, ref, rng):
                        f"query {i} must not attend to the later key {j}{hint}")
     # Scores near 1e4: the future must still get exactly 0.0, which a finite fill such as -1e4 (put in place
     # or added) does not give here. An overflow or 0/0 at these scores is for `stable` to report, not this.
-    T, d_k, d_v = 6, 4, 3
-    for name, q, k in _big_scores(rng, T, d_k):
+    # Last, scores near -1e4 at d_k = 128, where a fill put in before dividing by sqrt(d_k) shrinks above them.
+    T, d_v = 6, 3
+    cases = [(name, q, k, 4) for name, q, k in _big_scores(rng, T, 4)]
+    cases.append(("scores near -1e4", *sunken_qk(rng, (), T, T, WIDE_HEAD), WIDE_HEAD))
+    for name, q, k, d_k in cases:
         _, w, dims = _attend(cand, q, k, rng.normal(size=(T, d_v)))
         if not np.isfinite(w).all():
             continue
@@ -226,8 +232,7 @@ def upper_triangle_zero(cand, ref, rng):
             i, j = _first(leak)
             raise Fail(f"causal_attention ({dims}, {name}): weights[{i}, {j}] is {fmt(w[i, j])}, expected exactly "
                        f"0.0: query {i} must not attend to the later key {j}; is the future filled with a finite "
-                       f"number such as -1e4? Next to scores of about 1e4 it is not small enough: use -np.inf "
-                       f"(or -1e9)")
+                       f"number? Next to scores of about 1e4 it is not small enough: {fill_before_scale(d_k)}")
 
 
 @invariant("prefix", "the outputs of the first t positions do not change when later positions change or are cut off")

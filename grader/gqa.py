@@ -24,11 +24,12 @@ from attnprep.grading import (
     worst_entry,
 )
 from attnprep.ladders import (
-    LOW_SHIFTS,
     ZERO_SCORES,
     Stopwatch,
     check_close_fast,
     expect_refused,
+    fill_before_scale,
+    low_shifts,
     meanwhile,
     peak_text,
     peaked_self_attention,
@@ -381,11 +382,11 @@ def _stable_cases(rng):
            "mask first, then subtract the maximum of the keys each row may see; a maximum taken before the mask "
            "comes from the future and pushes every visible score to exp(-thousands) = 0", "reference")
     # Every score of the problem thousands below 0, then about -1e4 (see uniform_score_shift).
-    for low in LOW_SHIFTS:
-        moderate, large = uniform_score_shift(rng, B, T, d_model, H, hd, H_kv, shift=low)
-        yield (f"every score shifted by {low:,.0f}, so no score anywhere is large and positive", large, moderate, H,
-               H_kv, "always subtract each row's maximum (axis=-1, keepdims=True) before np.exp, not only when "
-               "some score is large, and mask the future with -inf, not a finite fill such as -1e4", "shift")
+    for low, head in low_shifts(hd):
+        moderate, large = uniform_score_shift(rng, B, T, d_model, H, head, H_kv, shift=low)
+        yield (f"every score shifted by {low:,.0f}, so no score anywhere is large and positive, at hd = {head}",
+               large, moderate, H, H_kv, "always subtract each row's maximum (axis=-1, keepdims=True) before "
+               f"np.exp, not only when some score is large, and {fill_before_scale(head, 'hd')}", "shift")
     # Scores that rise from about 0 at key 0 to about 1.5e4 at the last key, the same for every query: the future
     # outscores what a query may see by more than 1e4, so a finite fill such as -1e4 added to the future leaves it
     # ahead (and a -inf mask does not care).

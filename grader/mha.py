@@ -27,10 +27,11 @@ from attnprep.grading import (
     worst_entry,
 )
 from attnprep.ladders import (
-    LOW_SHIFTS,
     ZERO_SCORES,
     Stopwatch,
     check_close_fast,
+    fill_before_scale,
+    low_shifts,
     meanwhile,
     normal,
     peak_text,
@@ -520,12 +521,12 @@ def matches_reference(cand, ref, rng):
         check_close(y, y_ref, f"y for {where}", context=name)
     # Every score thousands below 0, then about -1e4 (see uniform_score_shift); and a position of zeros, whose
     # query, key and value are zeros, so its scores are exactly 0 (see with_zero_rows).
-    for low in LOW_SHIFTS:
-        _, (xs, *Ws) = uniform_score_shift(rng, 2, 6, 8, 2, 4, shift=low)
+    for low, hd in low_shifts(4):
+        _, (xs, *Ws) = uniform_score_shift(rng, 2, 6, 2 * hd, 2, hd, shift=low)
         y, w, where = _mha(cand, xs, Ws, 2)
         y_ref, w_ref = ref.causal_mha(xs, *Ws, 2)
         name = (f"every score shifted by {low:,.0f}, so no score anywhere is large and positive: always subtract "
-                "each row's maximum before np.exp, and mask the future with -inf, not a finite fill")
+                f"each row's maximum before np.exp, and {fill_before_scale(hd, 'd_head')}")
         check_close(w, w_ref, f"weights for {where}", context=name)
         check_close(y, y_ref, f"y for {where}", context=name)
     x, Ws = _problem(rng, 2, 6, 8, scale=1.0)

@@ -24,13 +24,16 @@ from attnprep.grading import (
     worst_entry,
 )
 from attnprep.ladders import (
+    WIDE_HEAD,
     ZERO_SCORES,
     Stopwatch,
     check_close_fast,
+    fill_before_scale,
     meanwhile,
     normal,
     peak_text,
     peaked_qk,
+    sunken_qk,
     up_to_long,
     with_zero_rows,
 )
@@ -167,6 +170,11 @@ def blocked_zero(cand, ref, rng):
         v = rng.normal(size=(T, 3))
         _, weights, label = _attend(cand, q, k, v, window)
         _check_blocked_zero(weights, T, window, label, what)
+    # Every score near -1e4 at d_k = 128, where a fill put in before dividing by sqrt(d_k) shrinks above them.
+    q, k = sunken_qk(rng, (), T, T, WIDE_HEAD)
+    _, weights, label = _attend(cand, q, k, normal(rng, (T, 3)), window)
+    _check_blocked_zero(weights, T, window, label, f"every score near -1e4 and d_k = {WIDE_HEAD}: "
+                        f"{fill_before_scale(WIDE_HEAD)}")
     # Nor may the blocked keys reach out (the weights returned need not be the ones out was made with): the values
     # of key 0 (outside the window of rows >= window) and of the last key (the future of every other row) grow to
     # 1e30, which a weight of exp(-60), left by a finite fill below the row's scores, moves by 1e4.

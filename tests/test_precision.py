@@ -52,6 +52,10 @@ def _float32_is_the_mistake(case) -> bool:
 
 # Correct files whose twin is no faithful float32 port, and why.
 TWIN_NOT_FAITHFUL = {
+    **{f"{slug}/wrong_fill_before_scale": "its fill leaks only at a head size of 128 with scores near -1e4, which "
+                                          "float64 results are judged on and float32 ones are not (the raw products "
+                                          "of -1.1e5 round past the tolerance however the code is written)"
+       for slug in ("mha", "gqa")},
     "attention/wrong_fill_below_row_minimum": "its blocked keys keep a weight of about exp(-50), seen only next to a "
                                               "value row of 1e30, where a float32 result's tolerance is 1e30 times "
                                               "float32's epsilon",

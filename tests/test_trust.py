@@ -83,6 +83,31 @@ def test_a_change_in_place_in_any_call_fails_input_unchanged():
     assert "during the `" in unchanged.message
 
 
+NOT_IMPLEMENTED_FOR_5D = """
+import numpy as np
+
+def attention(q, k, v, mask=None):
+    if q.ndim > 4:
+        raise NotImplementedError("up to 4-D")
+    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        s = np.where(mask, -np.inf, s)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ v
+"""
+
+
+def test_not_implemented_for_one_input_is_a_failure_with_that_input_not_a_stub():
+    # A stub reads "not implemented yet"; a function that has returned results and refuses one input the
+    # exercise includes fails there like any other call, and the evidence names the input.
+    report = grade(catalogue.get("attention"), NOT_IMPLEMENTED_FOR_5D, "attention.py")
+    batch = next(r for r in report.invariants if r.id == "batch-dims")
+    assert batch.status == "fail"
+    assert "not implemented yet" not in batch.message
+    assert "NotImplementedError: up to 4-D" in batch.message and "(2, 1, 2, 3" in batch.message
+    assert report.status == "fail"
+
+
 def test_a_key_added_to_a_dict_argument_is_a_change():
     from attnprep.grading import changed_in_place
 

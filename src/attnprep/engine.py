@@ -241,7 +241,7 @@ def _run_check(check: Callable, cand: Candidate, ref: ModuleType,
     except CandidateError as exc:
         if exc.not_implemented:
             return "fail", f"not implemented yet ({exc.fn} raises NotImplementedError)"
-        return "error", str(exc)
+        return "error", f"{exc.call} raised {exc.described}" if exc.call else str(exc)
     except CallTimeout as exc:
         return "timeout", str(exc)
     except CandidateCrash as exc:

@@ -36,8 +36,10 @@ class Fail(Exception):
 class CandidateError(Exception):
     """A candidate function raised; carries the exception's type and line."""
 
-    def __init__(self, fn: str, type_name: str, mro: list[str], message: str, line: int | None):
+    def __init__(self, fn: str, type_name: str, mro: list[str], message: str, line: int | None,
+                 call: str | None = None):
         self.fn, self.type_name, self.mro, self.text, self.line = fn, type_name, mro, message, line
+        self.call = call  # the call with its argument shapes, for a failure no check put into words
         super().__init__(f"{fn} raised {self.described}")
 
     def is_a(self, name: str) -> bool:
@@ -193,6 +195,7 @@ class Candidate:
         self._reference = reference  # set when grading at float32: each call measures the conditioning
         self._rounding = rounding or {}  # the grader's FLOAT32_ROUNDING: what input rounding cannot show
         self.elapsed = 0.0
+        self.returned: set[str] = set()  # functions that have returned a result at least once
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_"):
@@ -214,6 +217,7 @@ class Candidate:
         if kind == "result":
             self.elapsed += float(head.get("elapsed") or 0.0)
             tally.results += 1
+            self.returned.add(fn)
             change = self._changed_argument(fn, args, kwargs, reply.args, reply.kwargs)
             if change:
                 tally.changed.append(change)
@@ -222,8 +226,13 @@ class Candidate:
                                                                            self._rounding.get(fn)))
             return reply
         if kind == "exception":
-            raise CandidateError(fn, head.get("type", "Exception"), head.get("mro", []),
-                                 head.get("message", ""), head.get("line"))
+            mro = list(head.get("mro", []))
+            if "NotImplementedError" in mro and fn in self.returned:
+                # Written, but not for this input: a failure of this call like any other (the check names the
+                # input), not a stub's "not implemented yet".
+                mro.remove("NotImplementedError")
+            raise CandidateError(fn, head.get("type", "Exception"), mro, head.get("message", ""), head.get("line"),
+                                 call=call_text(fn, self._signatures.get(fn, []), args, kwargs))
         if kind == "too-large":
             raise Fail(f"{fn} returned {head.get('message')}, too large to check")
         if kind == "unencodable":

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from attnprep import precision
 from attnprep.grading import ATOL, CURRENT_TALLY, RTOL, CandidateError, Fail, as_float, check_close, tolerance
 
 # -- rungs and how evidence names them ------------------------------------------------------------------
@@ -390,6 +391,36 @@ def peaked_self_attention(rng: np.random.Generator, batch: int, t: int, d_model:
 # subtracts the maximum only when some score is large underflows to 0/0, and at -1e4 the real scores sink to where
 # a finite mask fill of -1e4 puts the future.
 LOW_SHIFTS = (-3e3, -1e4)
+
+# The head size of most large models. A finite fill put in before the scores are divided by sqrt(d) shrinks with
+# them: -1e5 becomes -8,839 at d = 128, above real scores of -1e4, so the lowest shift is also tried this wide.
+WIDE_HEAD = 128
+
+
+def low_shifts(narrow: int) -> list[tuple[float, int]]:
+    """(shift, head size) of the shifted problems: every LOW_SHIFTS at head size `narrow`, the lowest also at
+    WIDE_HEAD when float64 results are judged. (At float32 the raw products q . k of -1e4 * sqrt(128) = -1.1e5
+    round by about 0.008 however the code is written: past the tolerance of a comparison with the reference.)"""
+    wide = [(LOW_SHIFTS[-1], WIDE_HEAD)] if precision.current() == precision.FLOAT64 else []
+    return [(s, int(narrow)) for s in LOW_SHIFTS] + wide
+
+
+def fill_before_scale(d: int, name: str = "d_k") -> str:
+    """Advice for a leak at scores near -1e4 and head size d: a finite fill, or one put in before the scale."""
+    text = "mask with -np.inf (or -1e9), not a finite fill such as -1e4"
+    if d >= WIDE_HEAD:
+        text += (f", and not before dividing by sqrt({name}): a fill of -1e5 put in first becomes "
+                 f"{-1e5 / np.sqrt(d):,.0f} at {name} = {d}, above these scores")
+    return text
+
+
+def sunken_qk(rng: np.random.Generator, lead: Sequence[int], t_q: int, t_k: int, d_k: int,
+              level: float = -SCORE_MAGNITUDE) -> tuple[np.ndarray, np.ndarray]:
+    """q (*lead, t_q, d_k) and k (*lead, t_k, d_k) whose every score q k^T / sqrt(d_k) is about `level`, give or
+    take about 1: feature 0 carries the level, the others ordinary random scores."""
+    q, k = normal(rng, (*lead, t_q, d_k)), normal(rng, (*lead, t_k, d_k))
+    q[..., 0], k[..., 0] = level * np.sqrt(d_k), 1.0
+    return f32_exact(q), f32_exact(k)
 
 
 def uniform_score_shift(rng: np.random.Generator, batch: int, t: int, d_model: int, n_heads: int, hd: int,
