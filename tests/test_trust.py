@@ -108,6 +108,24 @@ def test_not_implemented_for_one_input_is_a_failure_with_that_input_not_a_stub()
     assert report.status == "fail"
 
 
+RAISES_FOR_ONE_SHAPE = """
+import numpy as np
+
+def softmax(z, axis=-1):
+    if z.ndim == 3:
+        raise ValueError("no 3-D")
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+"""
+
+
+def test_an_exception_no_check_put_into_words_names_the_call_that_raised_it():
+    report = grade(catalogue.get("softmax"), RAISES_FOR_ONE_SHAPE, "softmax.py")
+    raised = [r for r in report.invariants if r.message and "ValueError: no 3-D" in r.message]
+    assert raised, [r.message for r in report.invariants]
+    assert all("softmax(z (" in r.message for r in raised)
+
+
 def test_a_key_added_to_a_dict_argument_is_a_change():
     from attnprep.grading import changed_in_place
 

@@ -116,7 +116,7 @@ def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     except CandidateError as err:
         if err.not_implemented:
             raise
-        _tally().broke.append(f"{err.fn} raised {err.described}")
+        _tally().broke.append(f"{err.call or err.fn} raised {err.described}")
         return Broke(err.described, raised=True)
     except Fail as exc:
         _tally().broke.append(str(exc))
