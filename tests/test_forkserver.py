@@ -139,3 +139,59 @@ if ctypes.CDLL(None, use_errno=True).ptrace(16, os.getppid(), 0, 0) == 0:  # PTR
 def test_no_fork_server_without_the_sandbox(monkeypatch):
     monkeypatch.setattr(sandbox, "unavailable_reason", lambda: "--sandbox off")
     assert not forkserver.ForkServer.usable()
+
+
+TORCH_SOFTMAX = """
+import torch
+
+def softmax(x, axis=-1):
+    x = torch.as_tensor(x)
+    e = torch.exp(x - x.amax(dim=axis, keepdim=True))
+    return e / e.sum(dim=axis, keepdim=True)
+"""
+
+
+def test_a_pytorch_file_gets_a_worker_forked_from_a_zygote_that_imported_torch(required_sandbox):
+    pytest.importorskip("torch")
+    from attnprep.engine import grade
+
+    server = forkserver.ForkServer(1, 15)
+    try:
+        worker = server.take("torch")
+        assert isinstance(worker, forkserver.ForkedWorker) and worker.framework == "torch"
+        report = grade(catalogue.get("softmax"), TORCH_SOFTMAX, "torch_softmax.py", worker=worker)
+        assert report.status == "pass", report.to_dict()
+        # The zygote is handed back clean and forks the next file's worker.
+        again = server.take("torch")
+        assert isinstance(again, forkserver.ForkedWorker)
+        again.kill()
+    finally:
+        server.close()
+
+
+def test_forked_pytorch_workers_grade_as_cold_ones(required_sandbox):
+    pytest.importorskip("torch")
+    from corpus import cases
+
+    ex = catalogue.get("softmax")
+    mine = [c for c in cases() if c.slug == "softmax" and c.path.name.startswith("torch_")]
+    files = [c.path for c in [c for c in mine if c.passes][:2] + [c for c in mine if not c.passes][:2]]
+    files.append(Path(__file__).parent / "hostile" / "segfault.py")  # a NumPy file among them: its own zygote
+    forked = batch.grade_all(ex, files, jobs=2, timeout=10, seed=3, fork=True)
+    cold = batch.grade_all(ex, files, jobs=2, timeout=10, seed=3, warm=False)
+
+    def verdict(report):
+        return report.status, [(i.id, i.status) for i in report.invariants], report.mistakes
+
+    assert [verdict(r) for r in forked] == [verdict(r) for r in cold]
+
+
+@pytest.mark.parametrize("attack", ["litter", "kills_its_parent"])
+def test_what_a_pytorch_file_does_never_reaches_the_next_one(attack, required_sandbox, tmp_path):
+    pytest.importorskip("torch")
+    ex = catalogue.get("softmax")
+    torch_inspector = "import torch\n" + INSPECTOR
+    files = [_write(tmp_path, f"a_{attack}", "import torch\n" + HOSTILE[attack] + TORCH_SOFTMAX),
+             _write(tmp_path, "b_next", torch_inspector), _write(tmp_path, "c_after", torch_inspector)]
+    reports = batch.grade_all(ex, files, jobs=1, timeout=20, seed=0, fork=True)
+    assert [r.status for r in reports[1:]] == ["pass", "pass"], [r.to_dict() for r in reports[1:]]

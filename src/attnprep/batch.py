@@ -129,8 +129,9 @@ def grade_all(exercise: Exercise, files: list[Path], *, jobs: int, timeout: floa
     """Grade every file, each in a fresh worker; results in the order of `files`. One bad file never stops
     the others. `start_worker` starts one worker (default: a runner.Worker for `timeout`); with `warm`, `jobs`
     of them are kept booting ahead. `fork` (default: with `warm`, inside bubblewrap, unless `start_worker` is
-    given): NumPy files get workers forked by a zygote per job instead (forkserver.py), a cold one if that fails."""
-    from attnprep import forkserver
+    given): files get workers forked by a zygote per job and framework instead (forkserver.py), a cold one if
+    that fails."""
+    from attnprep import forkserver, frameworks
     from attnprep.engine import grade
     from attnprep.runner import cpu_limit
 
@@ -142,10 +143,13 @@ def grade_all(exercise: Exercise, files: list[Path], *, jobs: int, timeout: floa
 
     def one(path: Path) -> Report:
         source = path.read_bytes().decode("utf-8", errors="replace")
-        worker = (server.take() if server is not None else None) or (pool.take() if warm else None)
+        framework = frameworks.detect(source)
+        forked = server.take(framework) if server is not None else None
+        # The warm pool boots NumPy workers: a PyTorch file's would be killed unused (engine.grade).
+        worker = forked or (pool.take() if warm and framework == frameworks.NUMPY else None)
         try:
             return grade(exercise, source, str(path), seed=seed, timeout=timeout, worker=worker,
-                         respawn=server.take if server is not None else None)
+                         respawn=(lambda: server.take(framework)) if server is not None else None)
         finally:
             if worker is not None:
                 worker.kill()  # grade kills it; this covers a failure before grading began

@@ -115,7 +115,7 @@ class Session:
                  framework: str = "numpy", respawn: Callable[[], Worker | None] | None = None) -> None:
         self.source, self.filename, self.functions = source, filename, functions
         self.worker = worker  # may be started early, before the judge's imports
-        self.respawn = respawn  # a NumPy worker after a crash (grade's fork server), or None for a cold one
+        self.respawn = respawn  # a worker after a crash (grade's fork server, this framework's), or None: cold
         self.framework = framework
         self.loaded = False
         self.deadline = 0.0
@@ -127,7 +127,7 @@ class Session:
         self.credit = 0.0
 
     def _new_worker(self, **options) -> Worker:
-        if self.respawn is not None and not options and self.framework == "numpy":
+        if self.respawn is not None and not options:
             forked = self.respawn()
             if forked is not None:
                 return forked
@@ -340,7 +340,7 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
 
     `worker` may be a Worker started before this module was imported, and
     `started` the monotonic time the grading began (the timeout counts from it).
-    `respawn` gives the worker that replaces a crashed NumPy one (None: start a cold one).
+    `respawn` gives the worker (of the file's framework) that replaces a crashed one (None: start a cold one).
     """
     from attnprep import frameworks
 

@@ -9,12 +9,14 @@ the last one and everything it started is killed (its own cgroup where one can b
 the sandbox but bwrap's and the zygote's) and the sandbox's writable places are emptied. Two files graded at
 once run in two zygotes, in two sandboxes that cannot see each other. The zygote is non-dumpable, so a file
 cannot ptrace it or read its memory; a file that kills or stops it costs a reboot, and the next file is
-graded by a cold worker meanwhile. Only NumPy files inside the sandbox are forked: without bubblewrap, or for
-PyTorch files (whose thread pools do not survive a fork), every file gets a cold worker as before.
+graded by a cold worker meanwhile. PyTorch files get zygotes of their own, which have imported torch (a
+second, third of the time of a PyTorch file's cold worker), started when the first such file comes. Only
+workers inside the sandbox are forked: without bubblewrap every file gets a cold worker as before.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import signal
@@ -32,16 +34,21 @@ SWEEP_S = 2.0
 
 
 class Zygote(Worker):
-    """A NumPy worker that forks workers instead of loading files (worker.zygote), reached by one socket."""
+    """A worker that forks workers instead of loading files (worker.zygote), reached by one socket; it has
+    imported its framework (NumPy, or torch too) once for all of them."""
 
     _zygote = True
 
-    def __init__(self, cpu_seconds: int) -> None:
+    def __init__(self, cpu_seconds: int, framework: str = "numpy") -> None:
         self.lock = threading.Lock()
         self.forks, self.child_cpu_seconds = 0, cpu_seconds
         self.keep: set[int] = set()
         self.host_pid: int | None = None
-        super().__init__(cpu_seconds)
+        from attnprep import frameworks
+
+        # Worker adds the import's CPU seconds to the limit it passes on; the zygote passes it to the workers it
+        # forks, which have no import to pay for, so it is taken off here.
+        super().__init__(cpu_seconds - frameworks.limits(framework).import_cpu_s, framework=framework)
 
     def release(self) -> None:
         """Its forked worker has ended: the zygote may fork again (ForkServer puts it back in its queue)."""
@@ -148,7 +155,9 @@ class ForkedWorker(Worker):
                  err_r: int) -> None:
         from attnprep import frameworks
 
-        self.framework, self.limits = "numpy", frameworks.limits("numpy")
+        # The zygote imported the framework: this worker's own clock and CPU limit have no import to pay for.
+        self.framework = zygote.framework
+        self.limits = dataclasses.replace(frameworks.limits(self.framework), import_budget_s=0.0, import_cpu_s=0)
         self._cpu_seconds, self._measure = zygote.child_cpu_seconds, False
         self.sandboxed, self.launch = zygote.sandboxed, None
         self._zygote_of, self._inner, self.pid = zygote, inner, host
@@ -205,49 +214,66 @@ class ForkedWorker(Worker):
 
 
 class ForkServer:
-    """`jobs` zygotes for one `grade` run; `take()` gives a forked worker, or None for a cold one instead."""
+    """`jobs` zygotes per framework for one `grade` run; `take(framework)` gives a forked worker, or None for a
+    cold one instead. NumPy's zygotes start at once; torch's when the first PyTorch file asks for one."""
 
     def __init__(self, jobs: int, cpu_seconds: int) -> None:
-        self._cpu_seconds = cpu_seconds
-        self._free: queue.Queue = queue.Queue()
-        self._all: list[Zygote] = []
+        self._cpu_seconds, self._jobs = cpu_seconds, max(1, jobs)
+        self._free: dict[str, queue.Queue] = {}
+        self._all: dict[str, list[Zygote]] = {}
         self._lock = threading.Lock()
         self._closed = False
-        for _ in range(max(1, jobs)):
-            self._add()
+        self._start("numpy")
 
     @staticmethod
     def usable() -> bool:
         """Forking is only for workers inside bubblewrap (see the module's docstring)."""
         return _LINUX and sandbox.unavailable_reason() is None and hasattr(socket, "send_fds")
 
-    def _add(self) -> None:
+    def _start(self, framework: str) -> None:
+        with self._lock:
+            if framework in self._free:
+                return
+            self._free[framework], self._all[framework] = queue.Queue(), []
+        for _ in range(self._jobs):
+            self._add(framework)
+
+    def _add(self, framework: str) -> None:
         try:
-            zygote = Zygote(self._cpu_seconds)
+            zygote = Zygote(self._cpu_seconds, framework)
         except (OSError, sandbox.SandboxUnavailable):
             return
-        zygote.release = lambda z=zygote: self._free.put(z)  # type: ignore[attr-defined]
+        free = self._free[framework]
+        zygote.release = lambda z=zygote: free.put(z)  # type: ignore[attr-defined]
         with self._lock:
-            self._all.append(zygote)
-        self._free.put(zygote)
+            self._all[framework].append(zygote)
+        free.put(zygote)
 
-    def take(self, deadline_s: float = FORK_WAIT_S) -> Worker | None:
-        if self._closed:
-            return None
+    def _drop(self, zygote: Zygote) -> None:
+        zygote.kill()
         with self._lock:
-            if not self._all:
+            every = self._all.get(zygote.framework, [])
+            self._all[zygote.framework] = [z for z in every if z is not zygote]
+
+    def take(self, framework: str = "numpy", deadline_s: float = FORK_WAIT_S) -> Worker | None:
+        from attnprep import frameworks
+
+        if self._closed or not frameworks.installed(framework):
+            return None
+        self._start(framework)
+        with self._lock:
+            if not self._all[framework]:
                 return None  # no zygote could be started: cold workers, without waiting for one
         try:
-            zygote = self._free.get(timeout=1.0)
+            zygote = self._free[framework].get(timeout=1.0)
         except queue.Empty:
             return None  # every zygote busy (a worker not handed back): a cold worker, not a wait
         if not zygote.alive or zygote.forks >= FORKS_PER_ZYGOTE:
-            zygote.kill()
-            with self._lock:
-                self._all = [z for z in self._all if z is not zygote]
-            self._add()
+            self._drop(zygote)
+            self._add(framework)
             return None  # this file gets a cold worker while the replacement boots
         try:
+            # A torch zygote's first wait includes torch's import, which has its own budget (frameworks.LIMITS).
             zygote.wait_ready(time.monotonic() + deadline_s)
             if not zygote.sandboxed:  # bwrap failed and the worker fell back: no forking outside the sandbox
                 zygote.kill()
@@ -255,15 +281,14 @@ class ForkServer:
                 return None
             return zygote.fork(time.monotonic() + deadline_s)
         except (WorkerDied, WorkerTimeout, sandbox.SandboxUnavailable):
-            zygote.kill()
-            with self._lock:
-                self._all = [z for z in self._all if z is not zygote]
-            self._add()
+            self._drop(zygote)
+            self._add(framework)
             return None
 
     def close(self) -> None:
         self._closed = True
         with self._lock:
-            every, self._all = list(self._all), []
+            every = [z for zygotes in self._all.values() for z in zygotes]
+            self._all = {}
         for zygote in every:
             zygote.kill()

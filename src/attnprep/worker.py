@@ -211,18 +211,26 @@ def _exception_reply(exc: BaseException, filename: str) -> dict:
             "message": text[:500], "line": _candidate_line(exc.__traceback__, filename)}
 
 
-def main(fd_in: int, fd_out: int, wire, framework: str = "numpy") -> None:
-    import random as py_random
-    import types
-
-    import numpy as np
-
+def load_framework(framework: str, np, wire) -> tuple[TorchAdapter | None, dict]:
+    """The framework's adapter (None for NumPy) and the worker's `ready` header, which says if torch failed."""
     adapter, ready = None, {"ok": True, "kind": "ready"}
     if framework == "torch":
         try:
             adapter = load_torch(np, wire.RngSpec)
         except BaseException as exc:  # noqa: BLE001 - torch missing or broken here: said once, to every load
             ready["framework_error"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+    return adapter, ready
+
+
+def main(fd_in: int, fd_out: int, wire, framework: str = "numpy",
+         loaded: tuple[TorchAdapter | None, dict] | None = None) -> None:
+    """Serve one file's requests. `loaded`: what load_framework gave a zygote before it forked this worker."""
+    import random as py_random
+    import types
+
+    import numpy as np
+
+    adapter, ready = loaded if loaded is not None else load_framework(framework, np, wire)
 
     # Keep our own references: the candidate may patch modules after it loads.
     write_frame, pack, encode = wire.write_frame, wire.pack, wire.encode
@@ -436,10 +444,14 @@ def _recv_exact(sock, n: int) -> bytes:
     return data
 
 
-def zygote(sock_fd: int, wire, memory: int, cpu: int, processes: int) -> None:
+def zygote(sock_fd: int, wire, memory: int, cpu: int, processes: int, framework: str = "numpy") -> None:
     """Serve the parent's control socket: b"F" with four fds (requests in, replies out, stdout, stderr) forks a
     worker on them and answers its pid; b"W" + pid + milliseconds answers its exit code once it has ended
-    (or a sentinel). Only the parent talks to this process; the files it forks for run in its children."""
+    (or a sentinel). Only the parent talks to this process; the files it forks for run in its children.
+
+    A PyTorch zygote imports torch (and warms it up) once, before it is ready. Forking after that is safe
+    because nothing here ever starts torch's thread pools: load_torch sets one thread, and the warm-up's
+    work runs on this thread alone, so a child inherits no pool whose threads the fork would leave behind."""
     import random as py_random
     import signal
     import socket
@@ -448,6 +460,7 @@ def zygote(sock_fd: int, wire, memory: int, cpu: int, processes: int) -> None:
 
     import numpy as np
 
+    loaded = load_framework(framework, np, wire)
     libc = None
     try:  # non-dumpable: a forked file may signal this process, but can neither ptrace it nor read its memory
         import ctypes
@@ -486,7 +499,7 @@ def zygote(sock_fd: int, wire, memory: int, cpu: int, processes: int) -> None:
                     limit_resources(memory, cpu, processes)
                     np.random.seed()  # as a freshly started worker would be: not the zygote's state, shared by all
                     py_random.seed()
-                    main(fds[0], fds[1], wire, "numpy")
+                    main(fds[0], fds[1], wire, framework, loaded)
                 finally:
                     os._exit(0)
             for fd in fds:
@@ -527,7 +540,7 @@ def start(argv: list[str]) -> None:
     wire = types.ModuleType("wire")
     exec(compile(read_chunk(fd_in), "<string>", "exec", dont_inherit=True, optimize=2), wire.__dict__)
     if warm == ZYGOTE:
-        zygote(fd_in, wire, memory, cpu, processes)
+        zygote(fd_in, wire, memory, cpu, processes, framework)
         return
     limit_resources(memory, cpu, processes)
     if warm:
