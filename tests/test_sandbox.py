@@ -746,15 +746,18 @@ def test_sandboxed_check_says_nothing_about_it(tmp_path):
 
 # -- the parent's memory --------------------------------------------------------------------------
 
+# The parent's own high-water mark: VmHWM belongs to this address space. Not ru_maxrss, which a process
+# started by vfork and exec inherits from its starter (here a pytest worker that may have held a GiB).
 PARENT_PEAK = r"""
-import resource, runpy, sys
+import runpy, sys
 sys.argv = ["attnprep", *sys.argv[2:]]
 try:
     runpy.run_module("attnprep", run_name="__main__")
 except SystemExit:
     pass
 finally:
-    open(OUT, "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+    status = open("/proc/self/status").read()
+    open(OUT, "w").write(status.split("VmHWM:")[1].split()[0])
 """
 
 
