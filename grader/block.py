@@ -736,7 +736,9 @@ def _rms_whole_array(x, params, n_heads):
 @mistake("residual-added-in-place", "build the residual stream in a new array (h = x + ...): x += ... writes into "
                                     "the caller's x")
 def _residual_in_place(x, params, n_heads):
-    x = np.array(x)  # a private copy of the caller's dtype: an integer x cannot take the float result
+    # The caller's own array, as the mistake has it: an integer x cannot take the float result, and a float one
+    # shows the change after the call (which also keeps a file that merely refuses integers from matching).
+    x = x if isinstance(x, np.ndarray) else np.array(x)
     x += _mha(_rms_norm(x, params["attn_norm"]), params, n_heads)
     x += _ffn(_rms_norm(x, params["ffn_norm"]), params)
     return x

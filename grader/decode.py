@@ -715,7 +715,9 @@ def _softmax_wrong_axis(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
                                     "so every later call sees smaller weights; divide the scores (or a new array) "
                                     "instead")
 def _wq_scaled_in_place(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
-    W_q = np.array(W_q)  # a private copy of the caller's dtype: an integer matrix cannot take the float result
+    # The caller's own matrix, as the mistake has it: an integer one cannot take the float result, and a float
+    # one shows the change after the call (which also keeps a file that merely refuses integers from matching).
+    W_q = W_q if isinstance(W_q, np.ndarray) else np.array(W_q)
     W_q /= np.sqrt(x_t.shape[1] // n_heads)
     return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, divide_by=lambda D, dh: 1.0)
 

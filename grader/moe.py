@@ -889,7 +889,9 @@ def _loss_no_max_subtraction(router_logits, expert_idx, n_experts):
                                      "overwrites the caller's logits; compute into a new array",
          fn="load_balance_loss")
 def _softmax_in_place(router_logits, expert_idx, n_experts):
-    z = np.array(router_logits)  # a private copy of the caller's dtype: integer logits cannot take the floats
+    # The caller's own logits, as the mistake has them: integer ones cannot take the floats, and float ones show
+    # the change after the call (which also keeps a file that merely refuses integers from matching).
+    z = router_logits if isinstance(router_logits, np.ndarray) else np.array(router_logits)
     z -= z.max(axis=-1, keepdims=True)
     np.exp(z, out=z)
     z /= z.sum(axis=-1, keepdims=True)

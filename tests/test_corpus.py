@@ -22,3 +22,15 @@ def test_headers_are_consistent():
     for case in CASES:
         assert not (case.must_fail & case.must_pass), f"{case.id}: an id both must fail and must pass"
         assert not (case.passes and case.must_pass), f"{case.id}: must-pass is for wrong solutions"
+
+
+def test_diagnosis_ids_are_known_mistakes():
+    """A misspelt id in `diagnosis:` or `not-diagnosis:` would make its check vacuous."""
+    from attnprep import catalogue
+    from attnprep.diagnosis import mistakes_of
+    from attnprep.engine import grader_module
+
+    for case in CASES:
+        known = {m.mistake_id for m in mistakes_of(grader_module(catalogue.get(case.slug)))}
+        assert not (case.diagnosis | case.not_diagnosis) - known, f"{case.id}: unknown mistake ids"
+        assert not (case.diagnosis & case.not_diagnosis), f"{case.id}: a mistake both named and not"

@@ -7,6 +7,8 @@ checkout or an exercise pack. Each file starts with header comments:
     # expect: fail ID [ID ...]           (these invariant ids must fail)
     # mistake: what the learner got wrong (wrong solutions) / # style: ... (correct ones)
     # diagnosis: ID [ID ...]             (optional: known mistakes the report must name)
+    # not-diagnosis: ID [ID ...]         (optional: known mistakes the report must not name, where a file
+                                          could be taken for one it does not make)
     # must-pass: ID [ID ...]             (optional, wrong solutions: invariants this mistake must not
                                           fail, so the report blames the right thing)
 """
@@ -20,6 +22,7 @@ from typing import Any
 
 _EXPECT = re.compile(r"^# expect: (pass|fail(?: [\w-]+)+)\s*$", re.M)
 _DIAGNOSIS = re.compile(r"^# diagnosis:((?: [\w-]+)+)\s*$", re.M)
+_NOT_DIAGNOSIS = re.compile(r"^# not-diagnosis:((?: [\w-]+)+)\s*$", re.M)
 _MUST_PASS = re.compile(r"^# must-pass:((?: [\w-]+)+)\s*$", re.M)
 
 
@@ -35,6 +38,7 @@ class Case:
     must_fail: frozenset[str]
     diagnosis: frozenset[str] = frozenset()
     must_pass: frozenset[str] = frozenset()
+    not_diagnosis: frozenset[str] = frozenset()
 
     @property
     def id(self) -> str:
@@ -50,9 +54,11 @@ def parse(path: Path, slug: str | None = None) -> Case:
     words = expect.group(1).split()
     diagnosis = _DIAGNOSIS.search(text)
     must_pass = _MUST_PASS.search(text)
+    not_diagnosis = _NOT_DIAGNOSIS.search(text)
     return Case(path, slug or path.parent.name, words[0] == "pass", frozenset(words[1:]),
                 frozenset(diagnosis.group(1).split()) if diagnosis else frozenset(),
-                frozenset(must_pass.group(1).split()) if must_pass else frozenset())
+                frozenset(must_pass.group(1).split()) if must_pass else frozenset(),
+                frozenset(not_diagnosis.group(1).split()) if not_diagnosis else frozenset())
 
 
 def cases_in(corpus: Path) -> list[Case]:
@@ -82,4 +88,6 @@ def verdict(case: Case, report: Any) -> str | None:
     named = {m["id"] for m in report.mistakes}
     if case.diagnosis - named:
         return f"the report should name the mistakes {sorted(case.diagnosis - named)}, it named {sorted(named)}"
+    if case.not_diagnosis & named:
+        return f"the report names mistakes this file does not make: {sorted(case.not_diagnosis & named)}"
     return None
