@@ -307,3 +307,17 @@ def test_help_gives_every_command_description_whole(cli):
     for command in typer.main.get_command(app).commands.values():
         first = " ".join(command.help.split("\n\n")[0].split())
         assert first in flat, first
+
+
+def test_a_mistake_that_is_a_symptom_of_a_broader_named_one_is_not_named():
+    """Probes 0-1 are where a maximum over the blocked keys shows; 2-3 where one maximum of the whole array does."""
+    from attnprep.diagnosis import _subsumed
+
+    narrow, broad = ({0, 1}, {2, 3}), ({0, 1, 2, 3}, set())
+    found = [("narrow", *narrow), ("broad", *broad)]
+    assert _subsumed(*narrow, found)  # the broad one explains its probes and its unexplained deviations
+    assert not _subsumed(*broad, found)
+    # Two independent mistakes in one file: each leaves the other's deviations unexplained, so both are named.
+    one, two = ({0}, {1}), ({1}, {0})
+    assert not _subsumed(*one, [("one", *one), ("two", *two)])
+    assert not _subsumed(*two, [("one", *one), ("two", *two)])

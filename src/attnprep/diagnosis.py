@@ -234,11 +234,11 @@ def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rand
             repeats[i] = all(_same(ask(fn, args, kwargs), answers[i]) for _ in range(RERUNS))
         return repeats[i]
 
-    found = []
+    found: list[tuple[Callable, set[int], set[int]]] = []  # (variant, probes it explains, deviations it does not)
     for (variant, entries), agreeing in zip(table.telling, table.agreeing, strict=True):
         if not _explains_the_rest(answers, agreeing):
             continue
-        telling = 0
+        telling, explained = 0, set()
         for entry in entries:
             i, wrong, steady = entry[0], entry[1], entry[2]
             got = answers[i]
@@ -251,6 +251,7 @@ def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rand
                     continue
                 if not isinstance(right, BaseException) or got.is_a(type(wrong).__name__):
                     telling += 1
+                    explained.add(i)
                 elif got.is_a(type(right).__name__):
                     telling = -1
                     break
@@ -260,13 +261,30 @@ def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rand
                     # the variant draws fresh randomness where the reference is reproducible (it ignores the rng
                     # passed in, say): matched by a candidate whose answer does not repeat either
                     telling += 1
+                    explained.add(i)
                     continue
                 telling = -1
                 break
             telling += 1
-        if telling > 0 and all(f["id"] != variant.mistake_id for f in found):
-            found.append({"id": variant.mistake_id, "message": variant.mistake_message})
-    return found
+            explained.add(i)
+        if telling > 0 and all(f[0].mistake_id != variant.mistake_id for f in found):
+            # Where this mistake gives the reference's answer and the candidate does not, the candidate has some
+            # other mistake too, or a broader one (a single maximum over the whole array also fails every probe
+            # where a maximum over the blocked keys does).
+            deviations = {i for i, right in agreeing if not _same(answers[i], right)
+                          and not (other_framework and isinstance(answers[i], CandidateError))}
+            found.append((variant, explained, deviations))
+    return [{"id": v.mistake_id, "message": v.mistake_message} for v, explained, deviations in found
+            if not _subsumed(explained, deviations, found)]
+
+
+def _subsumed(explained: set[int], deviations: set[int], found: list[tuple[Callable, set[int], set[int]]]) -> bool:
+    """Is a named mistake only a symptom of a broader one? Another named mistake explains every probe this one
+    explains and also the candidate's deviations that this one does not: naming both would send the learner after
+    a narrower bug they may not have. Two independent mistakes each leave the other's deviations unexplained, so
+    both stay named."""
+    return bool(deviations) and any(other_explained >= explained | deviations
+                                    for _, other_explained, _ in found if other_explained is not explained)
 
 
 def _explains_the_rest(answers: list[Any], agreeing: list[tuple[int, Any]]) -> bool:

@@ -2,6 +2,7 @@
 # expect: fail stable
 # mistake: subtracts one maximum of all the scores instead of each row's, so a row far below it underflows to 0/0
 # diagnosis: global-max
+# not-diagnosis: mask-after-exp
 # must-pass: scale
 import numpy as np
 

@@ -3,6 +3,7 @@
 # must-pass: integer
 # mistake: rounds the byte count down with // 8, losing the partial byte of odd bit widths
 # diagnosis: rounds-down
+# not-diagnosis: rounds-nearest
 
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, n_tokens, bits=16, batch_size=1):
