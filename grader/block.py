@@ -706,6 +706,19 @@ def _split_without_transpose(x, params, n_heads):
     return _block(x, params, n_heads, attn=attn)
 
 
+@mistake("merge-without-transpose", "merge the heads with transpose(0, 2, 1, 3) then reshape(B, T, d_model); a "
+                                    "reshape straight from (B, n_heads, T, d_head) mixes positions")
+def _merge_without_transpose(x, params, n_heads):
+    def attn(a):
+        B, T, d_model = a.shape
+        q, k, v = ((a @ params[w]).reshape(B, T, n_heads, d_model // n_heads).transpose(0, 2, 1, 3)
+                   for w in ("W_q", "W_k", "W_v"))
+        s = q @ k.swapaxes(-1, -2) / np.sqrt(d_model // n_heads)
+        s = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), -np.inf, s)
+        return (_softmax(s) @ v).reshape(B, T, d_model) @ params["W_o"]
+    return _block(x, params, n_heads, attn=attn)
+
+
 @mistake("eps-outside-sqrt", "add eps to the mean square inside the square root, sqrt(mean(x**2) + eps), not to "
                              "the RMS")
 def _eps_outside_sqrt(x, params, n_heads):

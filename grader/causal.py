@@ -788,6 +788,9 @@ _mistake_out_transposed = mistake(
 _mistake_scale_precedence = mistake(
     "scale-precedence", "divide by np.sqrt(d_k): `/ d_k ** 1/2` is read as (/ d_k) / 2", fn="causal_attention")(
     _causal_with(divisor=lambda d_k: d_k * 2))
+_mistake_scale_precedence_grouped = mistake(
+    "scale-precedence", "divide by np.sqrt(d_k): `/ (d_k ** 1/2)` is read as / (d_k / 2), half of d_k",
+    fn="causal_attention")(_causal_with(divisor=lambda d_k: d_k / 2))
 _mistake_scores_k_q = mistake(
     "scores-k-q-transposed", "compute the scores as q @ k.T, not k @ q.T: entry [i, j] pairs query i with key j",
     fn="causal_attention")(_causal_with(k_q=True))

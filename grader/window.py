@@ -750,3 +750,11 @@ def _win_scale_in_place(q, k, v, window):
     out = _win(q, k, v, window)
     q /= np.sqrt(q.shape[1])
     return out
+
+
+@mistake("scale-folded-in-place", "scale a copy (k.T / sqrt(d_k)) or the scores, not k (or its view k.T) with /=, "
+         "which changes the caller's keys", fn="window_attention")
+def _win_scale_keys_in_place(q, k, v, window):
+    out = _win(q, k, v, window)
+    k /= np.sqrt(q.shape[1])
+    return out
