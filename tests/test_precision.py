@@ -63,6 +63,9 @@ TWIN_NOT_FAITHFUL = {
                                         "float64 temporaries: more memory at T = 4,096 than either real version",
     "decode/wrong_views_of_one_buffer": "the twin's wrapper casts every result to float32, a copy, so the views "
                                         "into the module's buffer (the mistake) never reach the judge",
+    "decode/wrong_writes_into_view_base": "the twin's wrapper hands the function float32 copies of the cache, "
+                                          "which are no views of the caller's buffer, so what it writes into the "
+                                          "buffer behind them never reaches the caller",
     "softmax/wrong_mask_written_in_place_1d": "the twin's wrapper hands the function a float32 copy of z, so what it "
                                               "writes into its -inf entries never reaches the caller's array",
     "softmax/wrong_mask_written_through_view": "the twin's wrapper hands the function a float32 copy of z, so what "
