@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from attnprep import catalogue
@@ -321,3 +322,82 @@ def test_a_mistake_that_is_a_symptom_of_a_broader_named_one_is_not_named():
     one, two = ({0}, {1}), ({1}, {0})
     assert not _subsumed(*one, [("one", *one), ("two", *two)])
     assert not _subsumed(*two, [("one", *one), ("two", *two)])
+
+
+def _tiny_grader():
+    """A grader of `double(x)` with one mistake that shows only as a refusal of integer input, and one that shows
+    only as a refusal of 2-D input: what a PyTorch file's own refusals must not be taken for."""
+    import types
+
+    from attnprep.grading import mistake
+
+    grader, ref = types.ModuleType("tiny_grader"), types.ModuleType("tiny_ref")
+    grader.FUNCTIONS = ["double"]
+    ref.double = lambda x: x * 2.0
+    grader.probes = lambda rng: [("double", (np.arange(3),), {}), ("double", (np.ones(3),), {}),
+                                 ("double", (np.ones((2, 2)),), {})]
+
+    @mistake("int-in-place", "doubles x in place, which integer x refuses")
+    def int_in_place(x):
+        if x.dtype.kind in "iu":
+            raise TypeError("Cannot cast ufunc 'multiply' output from float64 to int64")
+        return x * 2.0
+
+    @mistake("one-d-only", "works on 1-D x only")
+    def one_d_only(x):
+        if x.ndim != 1:
+            raise ValueError("operands could not be broadcast together")
+        return x * 2.0
+
+    grader.int_in_place, grader.one_d_only = int_in_place, one_d_only
+    return grader, ref
+
+
+class _TorchLike:
+    """A candidate that answers as `answer` does, raising as PyTorch does (RuntimeError, whatever the reason)."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def call_tracking_args(self, fn, *args, **kwargs):
+        from attnprep.grading import CandidateError
+
+        try:
+            return self.answer(*args), args, None
+        except Exception as exc:
+            raise CandidateError(fn, "RuntimeError", ["RuntimeError", "Exception"], str(exc), 1) from None
+
+
+def test_a_pytorch_refusal_of_integer_input_names_no_mistake_on_its_own():
+    from attnprep.diagnosis import _TABLES, diagnose
+
+    grader, ref = _tiny_grader()
+
+    def refuses_integers(x):  # right, but torch will not mix an integer tensor with a float
+        if x.dtype.kind in "iu":
+            raise RuntimeError("result type Float can't be cast to the desired output type Long")
+        return x * 2.0
+
+    def one_d_only(x):  # the second mistake, under torch's name for a shape mismatch
+        if x.ndim != 1:
+            raise RuntimeError("The size of tensor a (2) must match the size of tensor b (3)")
+        return x * 2.0
+
+    _TABLES.clear()
+
+    def named(answer):
+        return [m["id"] for m in diagnose(grader, ref, _TorchLike(answer), np.random.default_rng(0),
+                                          other_framework=True)]
+
+    assert named(refuses_integers) == []
+    assert named(one_d_only) == ["one-d-only"]  # a refusal of float input still agrees, whatever its name
+    _TABLES.clear()
+
+
+def test_a_stub_says_not_implemented_once_and_as_above_after(cli, tmp_path):
+    assert cli("start", "gqa").returncode == 0
+    result = cli("check", "gqa.py")
+    assert result.returncode == 1
+    flat = " ".join(result.stdout.split())
+    assert flat.count("not implemented yet (gqa_attention raises NotImplementedError)") == 1
+    assert flat.count("as above") >= 8  # every other failed check, in its own row

@@ -63,6 +63,12 @@ def _leaves(value: Any) -> list[np.ndarray] | None:
     return [arr.astype(np.int64 if arr.dtype.kind in "iu" else np.float64)]
 
 
+def _integer_arrays(probe: tuple[str, tuple, dict]) -> bool:
+    """Does a probe pass an integer array (which a PyTorch file may refuse for reasons of its own)?"""
+    _, args, kwargs = probe
+    return any(isinstance(a, np.ndarray) and a.dtype.kind in "iu" for a in (*args, *kwargs.values()))
+
+
 def _same_args(a: Any, b: Any) -> bool:
     """Array arguments (also inside dicts and lists) equal after the call, and dicts with the same keys (a key
     added to the caller's dict shows); other values are not compared."""
@@ -137,7 +143,8 @@ def diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rando
     other_framework: the candidate is not NumPy code (PyTorch), so a probe it raised on where the variant (NumPy)
     returned says nothing of the mistake (integer weights, say: NumPy promotes int @ float, torch refuses it)
     and is passed over; where the variant raised and the reference did not, they agree, whatever the exception's
-    name; where both raised, the candidate's exception must be the variant's, not the reference's.
+    name; but a refusal of integer arrays (torch will not mix them with floats) under another name names nothing
+    on its own; where both raised, the candidate's exception must be the variant's, not the reference's.
     """
     with tolerance_of(module):
         return _diagnose(module, ref, cand, rng, other_framework)
@@ -238,20 +245,23 @@ def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rand
     for (variant, entries), agreeing in zip(table.telling, table.agreeing, strict=True):
         if not _explains_the_rest(answers, agreeing):
             continue
-        telling, explained = 0, set()
+        telling, explained, refusals_only = 0, set(), 0
         for entry in entries:
             i, wrong, steady = entry[0], entry[1], entry[2]
             got = answers[i]
             if other_framework and isinstance(got, CandidateError):
-                # A PyTorch file refuses some calls on its own (integer weights, say), under names of its own
-                # (RuntimeError). Where the mistake raises and the reference returns, any refusal agrees with the
-                # mistake; where both raise, only the mistake's own exception does, and the reference's does not.
+                # A PyTorch file refuses some calls on its own, under names of its own (RuntimeError where NumPy
+                # says ValueError). Where the mistake raises and the reference returns, any refusal agrees with the
+                # mistake; but on integer arrays, which torch refuses to mix with floats whatever the code, only
+                # the mistake's own exception tells of it. Where both raise, the reference's contradicts it.
                 right = entry[4]
                 if not isinstance(wrong, BaseException):
                     continue
-                if not isinstance(right, BaseException) or got.is_a(type(wrong).__name__):
+                if not isinstance(right, BaseException):
                     telling += 1
                     explained.add(i)
+                    if not got.is_a(type(wrong).__name__) and _integer_arrays(probes[i]):
+                        refusals_only += 1
                 elif got.is_a(type(right).__name__):
                     telling = -1
                     break
@@ -267,7 +277,8 @@ def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rand
                 break
             telling += 1
             explained.add(i)
-        if telling > 0 and all(f[0].mistake_id != variant.mistake_id for f in found):
+        # Named only on some evidence of its own: a value the mistake gives, or its own exception.
+        if telling > refusals_only and all(f[0].mistake_id != variant.mistake_id for f in found):
             # Where this mistake gives the reference's answer and the candidate does not, the candidate has some
             # other mistake too, or a broader one (a single maximum over the whole array also fails every probe
             # where a maximum over the blocked keys does).

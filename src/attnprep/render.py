@@ -141,6 +141,7 @@ def report(rep, clock_started_now: bool = False) -> None:
         _print_lines(_hanging(Text("  " + label, style="red"), rep.message, "red", width))
     ids = max((len(i.id) for i in rep.invariants), default=0)
     stacked = width - (4 + ids + 2) < 30  # too narrow for the description beside the id: put it underneath
+    said = None  # the last evidence printed: a stub fails every check with the same words, said once
     for inv in rep.invariants:
         style = STATUS_STYLE.get(inv.status, "")
         head = Text.assemble("  ", (_MARK.get(inv.status, "?"), style), " ",
@@ -152,7 +153,10 @@ def report(rep, clock_started_now: bool = False) -> None:
             head.append(" " * (ids - len(inv.id) + 2))
         lines = _hanging(head, inv.description, "dim" if inv.passed else "", width)
         if inv.message:
-            lines += _hanging(Text(" " * head.cell_len), inv.message, style.replace("bold ", ""), width)
+            repeated = inv.message == said and len(inv.message) > 40
+            lines += _hanging(Text(" " * head.cell_len), "as above" if repeated else inv.message,
+                              "dim" if repeated else style.replace("bold ", ""), width)
+            said = inv.message
         _print_lines(lines)
     for mistake in rep.mistakes:
         label = Text("  likely mistake: ", style="bold magenta")
