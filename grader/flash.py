@@ -279,7 +279,7 @@ def _looks_like(out, q, k, v, block_size, causal):
         return ""  # nan everywhere matches every slip that gives nan: no evidence for one of them
     with np.errstate(all="ignore"):
         for variant in (_no_max, _tile_max, _tile_global_max, _max_before_mask, _max_zero, _max_frozen,
-                        _no_rescale, _inverted, _acc_only):
+                        _no_rescale, _inverted, _acc_only, _l_only):
             wrong = variant(q, k, v, block_size, causal)
             if allclose(out, wrong, rtol=1e-6, atol=1e-9, equal_nan=True) and not _close(wrong, _dense(
                     q, k, v, causal)):
@@ -606,7 +606,7 @@ def _tiled(q, k, v, block_size=64, causal=False, *, drop_tail=False, rescale="bo
                 alpha = np.exp(m - m_new)
             p = np.exp(s - m_new[:, None])
             l_new = p.sum(axis=1) if l_reset else (1.0 if rescale == "acc" else alpha) * l + p.sum(axis=1)
-            acc = alpha[:, None] * acc + p @ v[ks:ke]
+            acc = (1.0 if rescale == "l" else alpha[:, None]) * acc + p @ v[ks:ke]
             if normalised:  # acc holds the output so far, already divided by l: the factor l / l_new is missing
                 acc = acc / l_new[:, None]
             m, l = m_new, l_new
@@ -629,6 +629,12 @@ def _no_rescale(q, k, v, block_size=64, causal=False):
 @mistake("flash-rescale-acc-only", "rescale the running sum l by exp(m - m_new) too, not only the accumulator")
 def _acc_only(q, k, v, block_size=64, causal=False):
     return _tiled(q, k, v, block_size, causal, rescale="acc")
+
+
+@mistake("flash-rescale-l-only", "rescale the accumulator by exp(m - m_new) too, not only the running sum l: "
+         "both hold sums taken against the old maximum")
+def _l_only(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, rescale="l")
 
 
 @mistake("flash-rescale-inverted", "the rescale factor is exp(m_old - m_new), at most 1; exp(m_new - m_old) grows "
