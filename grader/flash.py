@@ -556,14 +556,18 @@ def _long_probe(rng):
 
 def _tiled(q, k, v, block_size=64, causal=False, *, drop_tail=False, rescale="both", divide=True, m0=-np.inf,
            mask="global", scaled=True, freeze_max=False, tile_max=None, max_before_mask=False, global_max=False,
-           key_tiles="all", scale_width="d", l_reset=False, normalised=False):
+           key_tiles="all", scale_width="d", l_reset=False, normalised=False, pad_keys=False):
     """The tiled forward pass with one known mistake switched on.
 
     mask: "global" (j > i, right), "local" (offsets inside the tile), "diagonal" (j >= i, filled with -1e9) or
     "none"; key_tiles with causal=True: "all", "to-diagonal" (stop after the tile holding the diagonal) or
-    "before-diagonal" (stop before it); normalised: keep the output divided by l after every tile.
+    "before-diagonal" (stop before it); normalised: keep the output divided by l after every tile; pad_keys: k and v
+    padded with zero rows to whole tiles, the padding left unmasked.
     """
     T, d = q.shape
+    if pad_keys:
+        pad = -T % block_size
+        k, v = np.concatenate([k, np.zeros((pad, k.shape[1]))]), np.concatenate([v, np.zeros((pad, v.shape[1]))])
     out = np.zeros((T, v.shape[1]))
     stop = T - T % block_size if drop_tail else T
     scale = 1 / np.sqrt(d if scale_width == "d" else v.shape[1]) if scaled else 1.0
@@ -572,7 +576,8 @@ def _tiled(q, k, v, block_size=64, causal=False, *, drop_tail=False, rescale="bo
         m = np.full(qe - qs, m0)
         l = np.zeros(qe - qs)
         acc = np.zeros((qe - qs, v.shape[1]))
-        k_stop = {"all": stop, "to-diagonal": qe, "before-diagonal": qs}[key_tiles] if causal else stop
+        k_stop = ({"all": stop, "to-diagonal": qe, "before-diagonal": qs}[key_tiles] if causal
+                  else len(k) if pad_keys else stop)
         for ks in range(0, k_stop, block_size):
             ke = min(ks + block_size, k_stop)
             s = q[qs:qe] @ k[ks:ke].T * scale
@@ -637,6 +642,12 @@ def _l_only(q, k, v, block_size=64, causal=False):
     return _tiled(q, k, v, block_size, causal, rescale="l")
 
 
+@mistake("flash-padded-keys-unmasked", "keys padded with zeros to whole tiles still score 0 and count in every "
+         "row's sum: mask the padding with -inf, or slice the last tile short (k[ks:ks + block_size] already is)")
+def _padded_keys(q, k, v, block_size=64, causal=False):
+    return _tiled(q, k, v, block_size, causal, pad_keys=True)
+
+
 @mistake("flash-rescale-inverted", "the rescale factor is exp(m_old - m_new), at most 1; exp(m_new - m_old) grows "
          "the old sums instead of shrinking them")
 def _inverted(q, k, v, block_size=64, causal=False):
@@ -664,6 +675,12 @@ def _max_frozen(q, k, v, block_size=64, causal=False):
          "triangle of offsets inside the tile is wrong for every tile off the diagonal")
 def _local_mask(q, k, v, block_size=64, causal=False):
     return _tiled(q, k, v, block_size, causal, mask="local")
+
+
+@mistake("flash-local-causal-mask", "build the causal mask of a tile from global positions (tile start + offset); a "
+         "triangle of offsets inside the tile is wrong for every tile off the diagonal")
+def _local_mask_to_diagonal(q, k, v, block_size=64, causal=False):  # the same, with the future tiles skipped
+    return _tiled(q, k, v, block_size, causal, mask="local", key_tiles="to-diagonal")
 
 
 @mistake("no-scale", "divide the scores by sqrt(d) before the softmax")
