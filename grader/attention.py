@@ -809,8 +809,8 @@ def probes(rng):
 
 
 def _variant(q, k, v, mask=None, *, divisor=None, fill=-np.inf, invert=False, after=False, axis=-1,
-             subtract="row", causal_default=False):
-    """Attention with one known mistake switched on."""
+             subtract="row", causal_default=False, sum_axis=None):
+    """Attention with one known mistake switched on (sum_axis: normalise over another axis than the max's)."""
     d_k = q.shape[-1]
     scores = q @ np.swapaxes(k, -1, -2) / (np.sqrt(d_k) if divisor is None else divisor(d_k, v.shape[-1]))
     if mask is None and causal_default:
@@ -822,7 +822,7 @@ def _variant(q, k, v, mask=None, *, divisor=None, fill=-np.inf, invert=False, af
     elif subtract == "global":
         scores = scores - scores.max()
     w = np.exp(scores)
-    w = w / w.sum(axis=axis, keepdims=True)
+    w = w / w.sum(axis=axis if sum_axis is None else sum_axis, keepdims=True)
     if mask is not None and after:
         w = np.where(mask, 0.0, w)
     return w @ v
@@ -915,6 +915,12 @@ def _softmax_over_queries(q, k, v, mask=None):
          "for 2-D inputs")
 def _softmax_axis_one(q, k, v, mask=None):
     return _variant(q, k, v, mask, axis=1)
+
+
+@mistake("softmax-wrong-axis", "take the softmax over the last axis (axis=-1): axis=1 is the key axis only "
+         "for 2-D inputs")
+def _softmax_sum_axis_one(q, k, v, mask=None):  # the maximum over the keys, the sum over axis 1
+    return _variant(q, k, v, mask, sum_axis=1)
 
 
 @mistake("missing-keepdims", "reduce with keepdims=True so each row's max and sum broadcast back over the keys")
