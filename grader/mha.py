@@ -772,7 +772,7 @@ def probes(rng):  # noqa: F811 -- the first probes, then a head count that does 
 
 
 def _core(x, W_q, W_k, W_v, W_o, n_heads, *, interleave=False, k_t=None, blocked=None, fill=-np.inf, shift=None,
-          weights=None):
+          weights=None, softmax_dtype=np.float64):
     """causal_mha with one known mistake switched on (a head count that does not divide d_model drops features)."""
     x = np.asarray(x, dtype=np.float64)
     B, T, D = x.shape
@@ -793,9 +793,9 @@ def _core(x, W_q, W_k, W_v, W_o, n_heads, *, interleave=False, k_t=None, blocked
     q, k, v = (split(x @ W) for W in (W_q, W_k, W_v))
     s = q @ (np.swapaxes(k, -1, -2) if k_t is None else k_t(k)) / np.sqrt(dh)
     mask = np.triu(np.ones((T, T), dtype=bool), 1) if blocked is None else blocked(T, dh)
-    m = np.where(mask, fill, s)
+    m = np.where(mask, fill, s).astype(softmax_dtype)
     e = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(m)))
-    w = e / e.sum(axis=-1, keepdims=True)
+    w = (e / e.sum(axis=-1, keepdims=True)).astype(np.float64)
     y = merge(w @ v) @ W_o[:used]
     return y, (w if weights is None else weights(w, s))
 
@@ -851,6 +851,10 @@ _mistake_keep_as_blocked = mistake(
     "keep-mask-as-blocked", "np.tril(ones) marks the positions to keep: fill where it is False (or use "
     "np.triu(..., k=1) as the blocked mask), not where it is True", fn="causal_mha")(
     _checked(blocked=lambda T, dh: np.tril(np.ones((T, T), dtype=bool)), fill=-1e9))
+_mistake_softmax_float32 = mistake(
+    "softmax-in-float32", "compute the softmax in float64, as its inputs are: float32 keeps about 7 digits, so "
+    "scores in the thousands lose digits the tolerance needs (torch: leave out .float())", fn="causal_mha")(
+    _checked(softmax_dtype=np.float32))
 _mistake_head_averaged = mistake(
     "head-averaged-weights", "return the weights of every head, shape (B, n_heads, T, T), not their mean over the "
     "heads", fn="causal_mha")(_checked(weights=lambda w, s: w.mean(axis=1)))
