@@ -809,7 +809,7 @@ def probes(rng):
 
 
 def _variant(q, k, v, mask=None, *, divisor=None, fill=-np.inf, invert=False, after=False, axis=-1,
-             subtract="row", causal_default=False, sum_axis=None):
+             subtract="row", causal_default=False, sum_axis=None, softmax_dtype=np.float64):
     """Attention with one known mistake switched on (sum_axis: normalise over another axis than the max's)."""
     d_k = q.shape[-1]
     scores = q @ np.swapaxes(k, -1, -2) / (np.sqrt(d_k) if divisor is None else divisor(d_k, v.shape[-1]))
@@ -817,6 +817,7 @@ def _variant(q, k, v, mask=None, *, divisor=None, fill=-np.inf, invert=False, af
         mask = np.triu(np.ones(scores.shape[-2:], dtype=bool), k=1)
     if mask is not None and not after:
         scores = np.where(mask, scores, fill) if invert else np.where(mask, fill, scores)
+    scores = scores.astype(softmax_dtype)
     if subtract == "row":
         scores = scores - scores.max(axis=axis, keepdims=True)
     elif subtract == "global":
@@ -825,7 +826,7 @@ def _variant(q, k, v, mask=None, *, divisor=None, fill=-np.inf, invert=False, af
     w = w / w.sum(axis=axis if sum_axis is None else sum_axis, keepdims=True)
     if mask is not None and after:
         w = np.where(mask, 0.0, w)
-    return w @ v
+    return w.astype(np.float64) @ v
 
 
 @mistake("missing-scale", "divide the scores q @ k^T by sqrt(d_k), the width of q and k, before the softmax")
@@ -921,6 +922,12 @@ def _softmax_axis_one(q, k, v, mask=None):
          "for 2-D inputs")
 def _softmax_sum_axis_one(q, k, v, mask=None):  # the maximum over the keys, the sum over axis 1
     return _variant(q, k, v, mask, sum_axis=1)
+
+
+@mistake("softmax-in-float32", "compute the softmax in float64, as its inputs are: float32 keeps about 7 digits, "
+         "so scores in the thousands lose digits the tolerance needs (torch: leave out .float())")
+def _softmax_float32(q, k, v, mask=None):
+    return _variant(q, k, v, mask, softmax_dtype=np.float32)
 
 
 @mistake("missing-keepdims", "reduce with keepdims=True so each row's max and sum broadcast back over the keys")
