@@ -635,7 +635,8 @@ def probes(rng):  # noqa: F811 -- the first probes, then multi-query attention o
     yield "gqa_attention", (*_inputs(rng, 2, 5, 8, 4, 2, 3, scale=40.0), 4, 2), {}
 
 
-def _gqa(x, W_q, W_k, W_v, W_o, H, H_kv, *, kv_of=None, scale=None, blocked=None, shift=None, zero_after=False):
+def _gqa(x, W_q, W_k, W_v, W_o, H, H_kv, *, kv_of=None, scale=None, blocked=None, shift=None, zero_after=False,
+         softmax_dtype=np.float64):
     """gqa_attention with one known mistake switched on, for the variants below."""
     _checked(H, H_kv)
     x = np.asarray(x, dtype=np.float64)
@@ -651,8 +652,9 @@ def _gqa(x, W_q, W_k, W_v, W_o, H, H_kv, *, kv_of=None, scale=None, blocked=None
         w = w / w.sum(axis=-1, keepdims=True) * np.tril(np.ones((T, T)))
     else:
         m = np.where(np.triu(np.ones((T, T), dtype=bool), 1) if blocked is None else blocked(T), -np.inf, s)
+        m = m.astype(softmax_dtype)
         w = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, m)))
-        w = w / w.sum(axis=-1, keepdims=True)
+        w = (w / w.sum(axis=-1, keepdims=True)).astype(np.float64)
     return (w @ v).transpose(0, 2, 1, 3).reshape(B, T, H * hd) @ W_o
 
 
@@ -675,6 +677,10 @@ _mistake_keep_as_blocked = mistake(
     "keep-mask-as-blocked", "np.tril(ones) marks the positions to keep: fill where it is False (or use "
     "np.triu(..., k=1) as the blocked mask), not where it is True")(
     _gqa_with(blocked=lambda T: np.tril(np.ones((T, T), dtype=bool))))
+_mistake_softmax_float32 = mistake(
+    "softmax-in-float32", "compute the softmax in float64, as its inputs are: float32 keeps about 7 digits, so "
+    "scores in the thousands lose digits the tolerance needs (torch: leave out .float())")(
+    _gqa_with(softmax_dtype=np.float32))
 _mistake_zero_after = mistake(
     "mask-after-softmax", "mask the scores with -inf before the softmax; zeroing weights afterwards leaves rows that "
     "no longer sum to one")(_gqa_with(zero_after=True))
