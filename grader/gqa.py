@@ -735,6 +735,13 @@ def _mqa_squeeze(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
     return (w @ v).transpose(0, 2, 1, 3).reshape(B, T, n_heads * hd) @ W_o
 
 
+@mistake("assert-divisible", "raise ValueError when n_heads is not a multiple of n_kv_heads; an assert raises "
+         "AssertionError and vanishes under python -O")
+def _assert_divisible(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    assert n_kv_heads > 0 and n_heads % n_kv_heads == 0, "n_heads must be a multiple of n_kv_heads"
+    return _gqa(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads)
+
+
 @mistake("no-group-check", "raise ValueError when n_heads is not a multiple of n_kv_heads, before computing the "
          "group size (here n_heads // n_kv_heads is 0)")
 def _no_group_check(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):

@@ -165,7 +165,10 @@ def test_hints_are_wrapped_once(cli):
         # a paragraph is as full as the next word allows.
         for before, after in zip(body, body[1:], strict=False):
             if before and after and not before.startswith("    ") and not after.startswith("    "):
-                assert len(before) + 1 + len(after.split()[0]) > 76, (before, after)
+                first = after.split()[0]
+                if first.startswith("`") and first.count("`") == 1:  # an inline code span is never broken
+                    first = after[:after.index("`", 1) + 1]
+                assert len(before) + 1 + len(first) > 76, (before, after)
 
 
 def test_hint_paragraphs_are_stored_unwrapped():
