@@ -403,7 +403,8 @@ def probes(rng):
         yield "rope", (rng.normal(size=(3, 2)), past_f32_integers(rng, 3)), {}
 
 
-def _variant(x, positions, base=10000.0, *, freqs=None, layout="half", sign=1.0, swap=False, arange=False):
+def _variant(x, positions, base=10000.0, *, freqs=None, layout="half", sign=1.0, swap=False, arange=False,
+             offset=False):
     """rope with one known mistake switched on."""
     x = np.asarray(x, dtype=np.float64)
     d = x.shape[-1]
@@ -411,6 +412,8 @@ def _variant(x, positions, base=10000.0, *, freqs=None, layout="half", sign=1.0,
         raise ValueError("odd d")
     half = d // 2
     pos = np.arange(x.shape[-2]) if arange else np.asarray(positions)
+    if offset:  # a cache offset: the first position, then consecutive ones
+        pos = pos[0] + np.arange(x.shape[-2])
     inv = base ** (-2.0 * np.arange(half) / d) if freqs is None else freqs(base, d)
     ang = pos[:, None].astype(np.float64) * inv
     cos, sin = np.cos(ang), np.sin(ang)
@@ -477,6 +480,12 @@ def _swapped(x, positions, base=10000.0):
 @mistake("rope-positions-ignored", "rotate row t by positions[t], not by t (np.arange(T))")
 def _arange_positions(x, positions, base=10000.0):
     return _variant(x, positions, base, arange=True)
+
+
+@mistake("rope-positions-from-first", "rotate row t by positions[t]; positions[0] + np.arange(T) is right only "
+         "when the positions are consecutive")
+def _offset_positions(x, positions, base=10000.0):
+    return _variant(x, positions, base, offset=True)
 
 
 @mistake("rope-base-ignored", "use the base argument instead of a hard-coded 10000")
