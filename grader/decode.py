@@ -705,6 +705,14 @@ def _cache_prescaled(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
     return y, (K / np.sqrt(d_head), V)
 
 
+@mistake("cached-keys-prescaled", _cache_prescaled.mistake_message)
+def _new_key_prescaled(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    # The new key enters the cache already divided by sqrt(d_head), and the scores are then left unscaled: the
+    # cached keys, taken to be scaled already, are not touched.
+    d_head = x_t.shape[1] // n_heads
+    return _variant(x_t, cache, W_q, W_k / np.sqrt(d_head), W_v, W_o, n_heads, divide_by=lambda d_model, d_head: 1.0)
+
+
 @mistake("softmax-wrong-axis", "normalise the weights over the keys (axis=-1), not over the single query row "
                                "(axis=-2), which makes every weight 1")
 def _softmax_wrong_axis(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
