@@ -470,6 +470,16 @@ _no_gate_activation = mistake("no-gate-activation", "apply silu to x @ W_gate be
 _clipped_gate = mistake("clipped-gate", "do not clip the gate pre-activation: silu(a) tends to a for large a, so "
                                         "clipping changes the answer")(
     _ffn(lambda a, u: np.clip(a, -30.0, 30.0) * _stable_sigmoid(np.clip(a, -30.0, 30.0)) * u))
+
+
+def _clipped_at(bound):
+    return mistake("clipped-gate", _clipped_gate.mistake_message)(
+        _ffn(lambda a, u: np.clip(a, -bound, bound) * _stable_sigmoid(np.clip(a, -bound, bound)) * u))
+
+
+# The bounds people pick "against overflow": round numbers, and where exp overflows in float32 and float64.
+_clipped_gate_20, _clipped_gate_50, _clipped_gate_88 = _clipped_at(20.0), _clipped_at(50.0), _clipped_at(88.0)
+_clipped_gate_500, _clipped_gate_700 = _clipped_at(500.0), _clipped_at(700.0)
 _exp_ratio = mistake("sigmoid-overflow", "exp(a) / (1 + exp(a)) is inf / inf = nan for large a: use "
                                          "1 / (1 + exp(-a)) or a form built from exp(-|a|)")(
     _ffn(lambda a, u: a * (np.exp(a) / (1.0 + np.exp(a))) * u))
