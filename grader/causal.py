@@ -731,10 +731,14 @@ def probes(rng):  # noqa: F811 -- the first probes, then scores in the thousands
     yield from _first_probes(rng)
     yield "causal_attention", (40.0 * rng.normal(size=(5, 4)), 40.0 * rng.normal(size=(5, 4)),
                                rng.normal(size=(5, 3))), {}
+    # a query of zeros: its scores are exactly 0, which code that marks blocked entries by a 0 takes for blocked
+    q = rng.normal(size=(5, 4))
+    q[2] = 0.0
+    yield "causal_attention", (q, rng.normal(size=(5, 4)), rng.normal(size=(5, 3))), {}
 
 
 def _causal(q, k, v, *, shift=None, dtype=np.float64, divisor=None, k_q=False, zeros_not_inf=False,
-            out_unmasked=False, out_transposed=False):
+            out_unmasked=False, out_transposed=False, zeros_blocked=False):
     """causal_attention with one known mistake switched on (shift(raw scores, blocked) replaces the row max)."""
     q, k, v = (np.asarray(a, dtype=dtype) for a in (q, k, v))
     T, d_k = q.shape
@@ -746,6 +750,10 @@ def _causal(q, k, v, *, shift=None, dtype=np.float64, divisor=None, k_q=False, z
         return e / e.sum(axis=-1, keepdims=True)
     if zeros_not_inf:
         w = softmax(np.tril(s))
+    elif zeros_blocked:  # np.tril, then every 0 taken for a blocked entry, a real score of 0 included
+        m = np.tril(s)
+        m[m == 0] = -np.inf
+        w = softmax(m)
     else:
         m = np.where(blocked, -np.inf, s)
         e = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, blocked)))
@@ -797,6 +805,10 @@ _mistake_scores_k_q = mistake(
 _mistake_tril_scores = mistake(
     "tril-scores", "set the future scores to -inf (np.where(mask, -np.inf, scores)); np.tril(scores) sets them to 0, "
     "and exp(0) still gives them weight", fn="causal_attention")(_causal_with(zeros_not_inf=True))
+_mistake_zeros_blocked = mistake(
+    "zero-scores-blocked", "mark the future with the mask itself (np.where(mask, -np.inf, scores)), not by the zeros "
+    "np.tril leaves: a real score can be exactly 0 (a query of zeros, or one orthogonal to a key)",
+    fn="causal_attention")(_causal_with(zeros_blocked=True))
 
 
 @mistake("scale-folded-in-place", "scale a copy (q / sqrt(d_k)) or the scores, not q with /=, which changes the "

@@ -633,10 +633,14 @@ def probes(rng):  # noqa: F811 -- the first probes, then multi-query attention o
     yield "gqa_attention", (*_inputs(rng, 1, 4, 8, 2, 4, 3), 2, 4), {}
     # scores in the thousands: a shift by anything but each row's maximum overflows or underflows here
     yield "gqa_attention", (*_inputs(rng, 2, 5, 8, 4, 2, 3, scale=40.0), 4, 2), {}
+    # a position of zeros: its query and key are zeros, so its scores are exactly 0
+    x, *Ws = _inputs(rng, 1, 5, 8, 4, 2, 3)
+    x[0, 2] = 0.0
+    yield "gqa_attention", (x, *Ws, 4, 2), {}
 
 
 def _gqa(x, W_q, W_k, W_v, W_o, H, H_kv, *, kv_of=None, scale=None, blocked=None, shift=None, zero_after=False,
-         softmax_dtype=np.float64):
+         softmax_dtype=np.float64, zeros_blocked=False):
     """gqa_attention with one known mistake switched on, for the variants below."""
     _checked(H, H_kv)
     x = np.asarray(x, dtype=np.float64)
@@ -652,6 +656,8 @@ def _gqa(x, W_q, W_k, W_v, W_o, H, H_kv, *, kv_of=None, scale=None, blocked=None
         w = w / w.sum(axis=-1, keepdims=True) * np.tril(np.ones((T, T)))
     else:
         m = np.where(np.triu(np.ones((T, T), dtype=bool), 1) if blocked is None else blocked(T), -np.inf, s)
+        if zeros_blocked:  # np.tril, then every 0 taken for a blocked entry, a real score of 0 included
+            m = np.where(np.tril(s) == 0, -np.inf, np.tril(s))
         m = m.astype(softmax_dtype)
         w = np.exp(m - (m.max(axis=-1, keepdims=True) if shift is None else shift(s, m)))
         w = (w / w.sum(axis=-1, keepdims=True)).astype(np.float64)
@@ -677,6 +683,10 @@ _mistake_keep_as_blocked = mistake(
     "keep-mask-as-blocked", "np.tril(ones) marks the positions to keep: fill where it is False (or use "
     "np.triu(..., k=1) as the blocked mask), not where it is True")(
     _gqa_with(blocked=lambda T: np.tril(np.ones((T, T), dtype=bool))))
+_mistake_zeros_blocked = mistake(
+    "zero-scores-blocked", "mark the future with the mask itself (np.where(mask, -np.inf, scores)), not by the zeros "
+    "np.tril leaves: a real score can be exactly 0 (a position of zeros, or a query orthogonal to a key)")(
+    _gqa_with(zeros_blocked=True))
 _mistake_softmax_float32 = mistake(
     "softmax-in-float32", "compute the softmax in float64, as its inputs are: float32 keeps about 7 digits, so "
     "scores in the thousands lose digits the tolerance needs (torch: leave out .float())")(

@@ -2,6 +2,7 @@
 # expect: fail matches-reference
 # must-pass: mask shape scale
 # mistake: zeroes the future with np.tril, then treats every score equal to 0 as masked, so a query or key of zeros (a real score of exactly 0) loses keys it may see, or its whole row becomes 0/0
+# diagnosis: zero-scores-blocked
 import numpy as np
 
 

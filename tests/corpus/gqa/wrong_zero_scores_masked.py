@@ -2,6 +2,7 @@
 # expect: fail matches-reference
 # must-pass: shape mqa scale bad-input input-unchanged
 # mistake: masks the future by np.tril on the scores and then blocks every zero score, so a position whose x is all zeros (scores of exactly 0) is cut off and its own row turns into 0/0
+# diagnosis: zero-scores-blocked
 import numpy as np
 
 
