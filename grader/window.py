@@ -628,6 +628,20 @@ def _variant(q, k, v, window, *, divisor=None, fill=None, after=False, axis=-1, 
     return w @ v, w
 
 
+def _unmasked_when_covering(reaches):
+    def window_attention(q, k, v, window):
+        if reaches(window, q.shape[0]):  # the "fast path": nothing masked, the future included
+            return _variant(q, k, v, window, fill=0.0)
+        return _variant(q, k, v, window)
+    return mistake("full-window-unmasked", "a window that covers the whole sequence still blocks the future: it is "
+                   "then plain causal attention, not attention without a mask", fn="window_attention")(
+        window_attention)
+
+
+_mistake_unmasked_from_T = _unmasked_when_covering(lambda window, T: window >= T)
+_mistake_unmasked_past_T = _unmasked_when_covering(lambda window, T: window > T)
+
+
 @mistake("missing-scale", "divide the scores q @ k.T by sqrt(d_k) before the softmax", fn="window_attention")
 def _missing_scale(q, k, v, window):
     return _variant(q, k, v, window, divisor=lambda d_k: 1.0)
@@ -682,6 +696,9 @@ def probes(rng):  # noqa: F811 -- the first probes, a negative window, and score
     yield "sliding_window_mask", (5, -2), {}
     yield "window_attention", (40.0 * rng.normal(size=(6, 4)), 40.0 * rng.normal(size=(6, 4)),
                                rng.normal(size=(6, 3)), 3), {}
+    # windows that cover the whole sequence: still causal
+    yield "window_attention", (*_qkv(rng, 5, 4, 3, scale=1.5), 5), {}
+    yield "window_attention", (*_qkv(rng, 4, 4, 3, scale=1.5), 9), {}
 
 
 def _win(q, k, v, window, *, shift=None, mask_size=None, max_first=False):

@@ -1,6 +1,7 @@
 # attnprep: window
 # expect: fail equals-causal
 # mistake: "window >= T means no window" fast path drops the mask entirely, so with window >= T every query sees the future (should be plain causal attention)
+# diagnosis: full-window-unmasked
 import math
 
 import torch
