@@ -257,10 +257,11 @@ def _diagnose(module: ModuleType, ref: ModuleType, cand: Candidate, rng: np.rand
                 right = entry[4]
                 if not isinstance(wrong, BaseException):
                     continue
-                if not isinstance(right, BaseException):
+                own = got.is_a(type(wrong).__name__)
+                if own or not isinstance(right, BaseException):
                     telling += 1
                     explained.add(i)
-                    if not got.is_a(type(wrong).__name__) and _integer_arrays(probes[i]):
+                    if not own and _integer_arrays(probes[i]):
                         refusals_only += 1
                 elif got.is_a(type(right).__name__):
                     telling = -1
