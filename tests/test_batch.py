@@ -260,3 +260,28 @@ def test_warm_workers_grade_as_cold_ones(klass):
     warm = batch.grade_all(ex, files, jobs=2, timeout=10, seed=3, warm=True)
     cold = batch.grade_all(ex, files, jobs=2, timeout=10, seed=3, warm=False)
     assert [_without_timings(r.to_dict()) for r in warm] == [_without_timings(r.to_dict()) for r in cold]
+
+
+def test_judge_processes_grade_as_threads_of_one_process_do(klass):
+    ex = catalogue.get("softmax")
+    files = sorted(klass.glob("*.py"))
+    processes = batch.grade_all(ex, files, jobs=2, timeout=10, seed=5, processes=True)
+    threads = batch.grade_all(ex, files, jobs=2, timeout=10, seed=5, processes=False)
+    assert [_without_timings(r.to_dict()) for r in processes] == [_without_timings(r.to_dict()) for r in threads]
+    assert [r.file for r in processes] == [str(f) for f in files]  # in the order given, whoever finished first
+
+
+def test_a_judge_process_that_dies_costs_only_the_file_it_was_grading(klass, tmp_path, monkeypatch):
+    # Unsandboxed, a worker's parent is its judge: a file that kills it takes that one file down, not the class.
+    from attnprep import sandbox
+
+    monkeypatch.setattr(sandbox._state, "mode", "off")
+    killer = tmp_path / "killer.py"
+    killer.write_text("# attnprep: softmax\nimport os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n")
+    files = sorted(klass.glob("student0*.py"))[:4]
+    files.insert(2, killer)
+    reports = batch.grade_all(catalogue.get("softmax"), files, jobs=2, timeout=10, seed=0, processes=True)
+    assert reports[2].status == "error" and "judge process ended" in reports[2].message
+    alone = batch.grade_all(catalogue.get("softmax"), files[:2] + files[3:], jobs=1, timeout=10, seed=0)
+    assert [_without_timings(r.to_dict()) for r in reports[:2] + reports[3:]] == \
+           [_without_timings(r.to_dict()) for r in alone]

@@ -123,55 +123,89 @@ def _default_start(timeout: float) -> Callable[[], Any]:
     return lambda: Worker(cpu_seconds=cpu_limit(timeout))
 
 
-def grade_all(exercise: Exercise, files: list[Path], *, jobs: int, timeout: float, seed: int,
-              on_done: Callable[[Report], None] = lambda r: None, warm: bool = True,
-              start_worker: Callable[[], Any] | None = None, fork: bool | None = None) -> list[Report]:
-    """Grade every file, each in a fresh worker; results in the order of `files`. One bad file never stops
-    the others. `start_worker` starts one worker (default: a runner.Worker for `timeout`); with `warm`, `jobs`
-    of them are kept booting ahead. `fork` (default: with `warm`, inside bubblewrap, unless `start_worker` is
-    given): files get workers forked by a zygote per job and framework instead (forkserver.py), a cold one if
-    that fails."""
-    from attnprep import forkserver, frameworks
-    from attnprep.engine import grade
-    from attnprep.runner import cpu_limit
+class FileGrader:
+    """Grades one file at a time, each in a fresh worker: forked by a zygote per job and framework inside
+    bubblewrap (forkserver.py), else taken from a warm pool, else booted cold. Shared by the threads of one
+    process (grade_all) or owned by one judge process (judges.py). `limit`: at most this many files."""
 
-    start = start_worker or _default_start(timeout)
-    if fork is None:
-        fork = warm and start_worker is None and forkserver.ForkServer.usable()
-    server = forkserver.ForkServer(min(jobs, len(files)), cpu_limit(timeout)) if fork and files else None
-    pool = WarmPool(min(jobs, len(files)) if warm and server is None else 0, start, limit=len(files))
+    def __init__(self, exercise: Exercise, *, jobs: int, timeout: float, seed: int, warm: bool = True,
+                 start_worker: Callable[[], Any] | None = None, fork: bool | None = None,
+                 limit: int | None = None) -> None:
+        from attnprep import forkserver
+        from attnprep.runner import cpu_limit
 
-    def one(path: Path) -> Report:
+        self.exercise, self.timeout, self.seed, self.warm = exercise, timeout, seed, warm
+        start = start_worker or _default_start(timeout)
+        if fork is None:
+            fork = warm and start_worker is None and forkserver.ForkServer.usable()
+        self.server = forkserver.ForkServer(jobs, cpu_limit(timeout)) if fork else None
+        self.pool = WarmPool(jobs if warm and self.server is None else 0, start, limit=limit)
+
+    def grade(self, path: Path) -> Report:
+        """This file's report; a bug of attnprep's (or of a pack's grader) becomes an error report."""
+        try:
+            return self._grade(path)
+        except Exception as exc:  # must not lose the batch
+            ex = self.exercise
+            whose = f"the grader of pack {ex.pack}" if ex.pack else "attnprep"
+            return Report(exercise=ex.slug, file=str(path), status="error",
+                          message=f"{whose} could not grade this file: {type(exc).__name__}: {exc}")
+
+    def _grade(self, path: Path) -> Report:
+        from attnprep import frameworks
+        from attnprep.engine import grade
+
+        server = self.server
         source = path.read_bytes().decode("utf-8", errors="replace")
         framework = frameworks.detect(source)
         forked = server.take(framework) if server is not None else None
         # The warm pool boots NumPy workers: a PyTorch file's would be killed unused (engine.grade).
-        worker = forked or (pool.take() if warm and framework == frameworks.NUMPY else None)
+        worker = forked or (self.pool.take() if self.warm and framework == frameworks.NUMPY else None)
         try:
-            return grade(exercise, source, str(path), seed=seed, timeout=timeout, worker=worker,
+            return grade(self.exercise, source, str(path), seed=self.seed, timeout=self.timeout, worker=worker,
                          respawn=(lambda: server.take(framework)) if server is not None else None)
         finally:
             if worker is not None:
                 worker.kill()  # grade kills it; this covers a failure before grading began
 
+    def close(self) -> None:
+        self.pool.close()
+        if self.server is not None:
+            self.server.close()
+
+
+def grade_all(exercise: Exercise, files: list[Path], *, jobs: int, timeout: float, seed: int,
+              on_done: Callable[[Report], None] = lambda r: None, warm: bool = True,
+              start_worker: Callable[[], Any] | None = None, fork: bool | None = None,
+              processes: bool | None = None) -> list[Report]:
+    """Grade every file, each in a fresh worker; results in the order of `files`. One bad file never stops
+    the others. `start_worker` starts one worker (default: a runner.Worker for `timeout`); with `warm`, `jobs`
+    of them are kept booting ahead. `fork` (default: with `warm`, inside bubblewrap, unless `start_worker` is
+    given): files get workers forked by a zygote per job and framework instead (forkserver.py), a cold one if
+    that fails. `processes` (default: with more than one job and file, unless `start_worker` is given): the
+    files are judged by `jobs` judge processes (judges.py) rather than by threads of this one."""
+    if not files:
+        return []
+    jobs = max(1, min(jobs, len(files)))
+    if processes is None:
+        processes = jobs > 1 and start_worker is None
+    if processes:
+        from attnprep import judges
+
+        return judges.grade_all(exercise, files, jobs=jobs, timeout=timeout, seed=seed, on_done=on_done,
+                                warm=warm, fork=fork)
+    grader = FileGrader(exercise, jobs=jobs, timeout=timeout, seed=seed, warm=warm, start_worker=start_worker,
+                        fork=fork, limit=len(files))
     results: dict[Path, Report] = {}
     try:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
-            futures = {threads.submit(one, p): p for p in files}
+        with ThreadPoolExecutor(max_workers=jobs) as threads:
+            futures = {threads.submit(grader.grade, p): p for p in files}
             for future in as_completed(futures):
-                path = futures[future]
-                try:
-                    report = future.result()
-                except Exception as exc:  # a bug of attnprep's (or of a pack's grader) must not lose the batch
-                    whose = f"the grader of pack {exercise.pack}" if exercise.pack else "attnprep"
-                    report = Report(exercise=exercise.slug, file=str(path), status="error",
-                                    message=f"{whose} could not grade this file: {type(exc).__name__}: {exc}")
-                results[path] = report
+                report = future.result()
+                results[futures[future]] = report
                 on_done(report)
     finally:
-        pool.close()
-        if server is not None:
-            server.close()
+        grader.close()
     return [results[p] for p in files]
 
 

@@ -126,6 +126,11 @@ def mark_broken(reason: str) -> None:
             _state.broken = reason
 
 
+def broken_reason() -> str | None:
+    """Why bwrap failed to start a worker in this process (mark_broken), or None."""
+    return _state.broken
+
+
 def note_once() -> str | None:
     """The one-line notice that grading ran without a sandbox, the first time it applies; else None."""
     reason = unavailable_reason()
