@@ -218,9 +218,12 @@ class Candidate:
             self.elapsed += float(head.get("elapsed") or 0.0)
             tally.results += 1
             self.returned.add(fn)
-            change = self._changed_argument(fn, args, kwargs, reply.args, reply.kwargs)
-            if change:
-                tally.changed.append(change)
+            if reply.args is wire.ARGS_UNCHANGED:
+                reply.args, reply.kwargs = list(args), dict(kwargs)
+            else:
+                change = self._changed_argument(fn, args, kwargs, reply.args, reply.kwargs)
+                if change:
+                    tally.changed.append(change)
             if self._reference is not None and callable(getattr(self._reference, fn, None)):
                 tally.allowance = max(tally.allowance, precision.allowance(getattr(self._reference, fn), args, kwargs,
                                                                            self._rounding.get(fn)))

@@ -413,8 +413,11 @@ class Worker:
             if reply.header["kind"] == "result":
                 budget = wire.Budget(deadline)
                 reply.value = wire.decode(head.get("result"), payload, budget=budget)
-                reply.args = wire.decode(head.get("args"), payload, budget=budget)
-                reply.kwargs = wire.decode(head.get("kwargs", {"$dict": []}), payload, budget=budget)
+                if head.get("args_unchanged") is True:
+                    reply.args = reply.kwargs = wire.ARGS_UNCHANGED
+                else:
+                    reply.args = wire.decode(head.get("args"), payload, budget=budget)
+                    reply.kwargs = wire.decode(head.get("kwargs", {"$dict": []}), payload, budget=budget)
         except (WorkerTimeout, WorkerDied):
             raise
         except wire.DeadlineExceeded:

@@ -367,6 +367,10 @@ def decode(data: Any, blobs: list[bytes], build_rng: bool = False, budget: Budge
     raise WireError(f"unknown tag in {sorted(str(k) for k in data)[:5]}")
 
 
+# Reply.args and .kwargs when the worker found a call's arguments as they were sent ("args_unchanged").
+ARGS_UNCHANGED = object()
+
+
 def pack(header: dict, blobs: list[bytes]) -> bytes:
     """One frame: header length, JSON header (with the blob count), then each blob."""
     head = _dumps({**header, "$blobs": len(blobs)}).encode()

@@ -361,8 +361,16 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy",
                 if bfloat16:
                     payload["bfloat16"] = True
                 if header.get("return_args"):
-                    payload["args"] = encode(list(args), out_blobs)
-                    payload["kwargs"] = encode(dict(kwargs), out_blobs)
+                    # Arguments the call left as they came are not sent back: the same encoding, blob for blob,
+                    # as the request's (its arguments' blobs come first). The judge then compares nothing, and
+                    # neither side decodes them (a third of the wire's work in most checks).
+                    mine: list[bytes] = []
+                    after = [encode(list(args), mine), encode(dict(kwargs), mine)]
+                    if after == [header.get("args", []), header.get("kwargs", {})] and mine == blobs[:len(mine)]:
+                        payload["args_unchanged"] = True
+                    else:
+                        payload["args"] = encode(list(args), out_blobs)
+                        payload["kwargs"] = encode(dict(kwargs), out_blobs)
             except TooLarge as exc:
                 reply({"ok": False, "kind": "too-large", "message": str(exc)})
                 continue
