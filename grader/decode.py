@@ -820,6 +820,19 @@ def _shift_by_own_score(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
     return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, subtract=lambda s: s[..., -1:])
 
 
+@mistake("shift-by-cached-max", "subtract each row's maximum over all t+1 keys, the new token's own score "
+                                "included: a new token scoring about 709 above its cache overflows")
+def _shift_by_cached_max(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, subtract=lambda s: s[..., :-1].max(
+        axis=-1, keepdims=True) if s.shape[-1] > 1 else 0.0)
+
+
+@mistake("max-shared-by-heads", "subtract each head's own maximum (axis=-1 only): one maximum over every head of "
+                                "a sequence leaves a head scoring about 745 below it with 0/0")
+def _max_shared_by_heads(x_t, cache, W_q, W_k, W_v, W_o, n_heads):
+    return _variant(x_t, cache, W_q, W_k, W_v, W_o, n_heads, subtract=lambda s: s.max(axis=(1, -1), keepdims=True))
+
+
 @mistake("shift-by-min", "subtract each row's maximum before np.exp, not its minimum: a key scoring about 709 above "
                          "the lowest overflows")
 def _shift_by_min(x_t, cache, W_q, W_k, W_v, W_o, n_heads):

@@ -57,8 +57,9 @@ def _inputs(rng, B, T, d_model, H, H_kv, hd, scale=1.0):
 
 
 def _attend(x, W_q, W_k, W_v, W_o, H, H_kv, kv_of=None, scale=None, causal=True, split_transpose=True,
-            merge_transpose=True, subtract="row"):
-    """Causal attention where query head h reads KV head kv_of[h]: the checks' own model, to build variants."""
+            merge_transpose=True, subtract="row", mask_by_product=False):
+    """Causal attention where query head h reads KV head kv_of[h]: the checks' own model, to build variants.
+    `mask_by_product`: the future is zeroed after np.exp (exp(s) * tril), where an overflow there is inf * 0."""
     B, T, _ = x.shape
     hd = W_q.shape[1] // H
     kv_of = np.arange(H) // (H // H_kv) if kv_of is None else np.asarray(kv_of)
@@ -72,11 +73,12 @@ def _attend(x, W_q, W_k, W_v, W_o, H, H_kv, kv_of=None, scale=None, causal=True,
     v = split(x @ W_v, H_kv)[:, kv_of]
     s = q @ k.transpose(0, 1, 3, 2) * scale
     before_mask = s.max(axis=-1, keepdims=True)  # the max over every key, the masked future included
+    unmasked = s
     if causal:
         s = np.where(np.triu(np.ones((T, T), dtype=bool), 1), -np.inf, s)
     shift = {"row": lambda: s.max(axis=-1, keepdims=True), "none": lambda: 0.0, "global": lambda: s.max(),
-             "before-mask": lambda: before_mask}[subtract]()
-    w = np.exp(s - shift)
+             "before-mask": lambda: before_mask, "first-key": lambda: s[..., :1]}[subtract]()
+    w = np.exp(unmasked - shift) * np.tril(np.ones((T, T))) if mask_by_product else np.exp(s - shift)
     w /= w.sum(axis=-1, keepdims=True)
     out = w @ v
     out = out.transpose(0, 2, 1, 3) if merge_transpose else out
@@ -673,6 +675,18 @@ def _gqa_with(**switches):
 _mistake_diag_shift = mistake(
     "shift-by-diagonal", "subtract each row's maximum before np.exp, not its diagonal score: a larger score in the "
     "row still overflows")(_gqa_with(shift=lambda s, m: np.diagonal(s, axis1=-2, axis2=-1)[..., None]))
+_mistake_first_key_shift = mistake(
+    "shift-by-first-key", "subtract each row's maximum before np.exp, not the first key's score: a larger score "
+    "later in the row still overflows")(_gqa_with(shift=lambda s, m: m[..., :1]))
+
+
+# The same shift with the future zeroed after np.exp: a future score that overflows is inf * 0 = nan there too.
+@mistake("shift-by-first-key", _mistake_first_key_shift.mistake_message)
+def _first_key_shift_mask_by_product(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads):
+    _checked(n_heads, n_kv_heads)
+    return _attend(x, W_q, W_k, W_v, W_o, n_heads, n_kv_heads, subtract="first-key", mask_by_product=True)
+
+
 _mistake_mean_shift = mistake(
     "shift-by-mean", "subtract each row's maximum before np.exp, not its mean: a score far above the mean still "
     "overflows")(_gqa_with(shift=lambda s, m: s.mean(axis=-1, keepdims=True)))
