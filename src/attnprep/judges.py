@@ -25,10 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from attnprep import ONE_BLAS_THREAD
 from attnprep.catalogue import Exercise
 from attnprep.report import Report
 
-_ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 _STDERR_KEEP = 2000  # characters of a judge's stderr kept for the report of a file it died on
 
 
@@ -38,7 +38,7 @@ class Judge:
     def __init__(self, settings: dict[str, Any]) -> None:
         # One BLAS thread each: the judges already fill the cores, and idle BLAS threads spinning beside
         # another judge's cost more CPU than their help on the judge's small matrices saves.
-        env = {**os.environ, **_ONE_THREAD}
+        env = {**os.environ, **ONE_BLAS_THREAD}
         self.proc = subprocess.Popen([sys.executable, "-m", "attnprep.judges"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
                                      encoding="utf-8", errors="replace", env=env)

@@ -25,6 +25,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from attnprep import ONE_BLAS_THREAD
 from attnprep.errors import AttnprepError
 
 MODES = ("auto", "required", "off")
@@ -45,7 +46,6 @@ EXPOSED_FOR = {"numpy": EXPOSED, "torch": (*EXPOSED, "torch", "functorch", "torc
 SITE, HOME = "/site-packages", "/home/user"
 # Variables the worker may inherit: enough to run NumPy the way the parent does, nothing about the user.
 _ENV_KEEP = ("LANG", "LC_ALL", "SYSTEMROOT", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # A worker that measures memory: glibc maps every block of 128 KiB or more on its own and unmaps it when freed,
 # instead of raising that threshold as it goes and keeping freed blocks in its heap. The peak the kernel reports
 # is then what the call held at once, the same whether PyTorch or NumPy allocated it, and not what the
@@ -298,7 +298,7 @@ def _env(sandboxed: bool, home: str = HOME) -> dict[str, str]:
     else:  # nothing on PATH that names the project (a venv's bin, a checkout)
         path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
                                if p and "attnprep" not in p.lower())
-    env.update(PATH=path, HOME=home, TMPDIR="/tmp" if sandboxed else home, **_THREADS)
+    env.update(PATH=path, HOME=home, TMPDIR="/tmp" if sandboxed else home, **ONE_BLAS_THREAD)
     return env
 
 
