@@ -650,7 +650,7 @@ def test_memory_is_measured_outside(hide, mode, tmp_path):
 # -- the judge's own imports ---------------------------------------------------------------------
 
 LATE_IMPORTS = r"""
-import json, runpy, sys
+import json, os, runpy, sys
 import attnprep.runner as runner
 seen = {}
 original = runner.Worker.request
@@ -662,14 +662,21 @@ def request(self, header, blobs, deadline):
 
 runner.Worker.request = request
 sys.argv = ["attnprep", *sys.argv[2:]]
+
+
+def record():
+    late = sorted(set(sys.modules) - seen.get("before", set(sys.modules)))
+    with open(OUT, "w") as f:
+        json.dump(late, f)
+
+
+exit_now = os._exit  # attnprep ends with os._exit (no interpreter teardown): record just before it
+os._exit = lambda code: (record(), exit_now(code))
 try:
     runpy.run_module("attnprep", run_name="__main__")
 except SystemExit:
     pass
-finally:
-    late = sorted(set(sys.modules) - seen.get("before", set(sys.modules)))
-    with open(OUT, "w") as f:
-        json.dump(late, f)
+record()
 """
 
 
@@ -749,15 +756,22 @@ def test_sandboxed_check_says_nothing_about_it(tmp_path):
 # The parent's own high-water mark: VmHWM belongs to this address space. Not ru_maxrss, which a process
 # started by vfork and exec inherits from its starter (here a pytest worker that may have held a GiB).
 PARENT_PEAK = r"""
-import runpy, sys
+import os, runpy, sys
 sys.argv = ["attnprep", *sys.argv[2:]]
+
+
+def record():
+    status = open("/proc/self/status").read()
+    open(OUT, "w").write(status.split("VmHWM:")[1].split()[0])
+
+
+exit_now = os._exit  # attnprep ends with os._exit (no interpreter teardown): record just before it
+os._exit = lambda code: (record(), exit_now(code))
 try:
     runpy.run_module("attnprep", run_name="__main__")
 except SystemExit:
     pass
-finally:
-    status = open("/proc/self/status").read()
-    open(OUT, "w").write(status.split("VmHWM:")[1].split()[0])
+record()
 """
 
 

@@ -333,12 +333,17 @@ def test_in_place_division_fails_input_unchanged(tmp_path, home):
 def test_the_parent_never_imports_torch(tmp_path, home):
     needs_torch()
     path = _write(tmp_path, "causal", CAUSAL_RIGHT)
-    code = ("import sys\n"
+    # main() ends with os._exit (no interpreter teardown): what the parent imported is written just before it.
+    code = ("import os, sys\n"
             "from attnprep.cli import main\n"
             f"sys.argv = ['attnprep', 'check', {str(path)!r}, '--json']\n"
-            "try:\n    main()\n"
-            "except SystemExit as exc:\n"
-            "    sys.stderr.write(f'\\nTORCH={\"torch\" in sys.modules} EXIT={exc.code}\\n')\n")
+            "exit_now = os._exit\n"
+            "def record(code):\n"
+            "    sys.stderr.write(f'\\nTORCH={\"torch\" in sys.modules} EXIT={code}\\n')\n"
+            "    sys.stderr.flush()\n"
+            "    exit_now(code)\n"
+            "os._exit = record\n"
+            "main()\n")
     env = {**os.environ, "ATTNPREP_HOME": str(home)}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert "TORCH=False EXIT=0" in result.stderr, result.stderr
