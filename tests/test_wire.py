@@ -30,8 +30,9 @@ def test_numbers_use_the_raw_format_and_the_rest_np_save():
 
 
 def _raw(dtype: str, shape: tuple, data: bytes) -> bytes:
-    return (wire._RAW_MAGIC + bytes([len(dtype)]) + dtype.encode() + bytes([len(shape)])
-            + struct.pack(f">{len(shape)}Q", *shape) + data)
+    head = (wire._RAW_MAGIC + bytes([len(dtype)]) + dtype.encode() + bytes([len(shape)])
+            + struct.pack(f">{len(shape)}Q", *shape))
+    return head + bytes(-len(head) % 16) + data
 
 
 FORGED = [_raw("|O8", (1,), b"\0" * 8), _raw("<U2", (1,), b"\0" * 8), _raw("<f8", (2**63,), b"\0" * 8),
