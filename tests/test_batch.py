@@ -285,3 +285,37 @@ def test_a_judge_process_that_dies_costs_only_the_file_it_was_grading(klass, tmp
     alone = batch.grade_all(catalogue.get("softmax"), files[:2] + files[3:], jobs=1, timeout=10, seed=0)
     assert [_without_timings(r.to_dict()) for r in reports[:2] + reports[3:]] == \
            [_without_timings(r.to_dict()) for r in alone]
+
+
+def test_one_judge_boots_torch_for_a_few_pytorch_files_and_every_file_is_taken_once(tmp_path):
+    # Judges take files in turns, as their threads would. Every judge booting torch (1.5 s of CPU each) for a
+    # handful of PyTorch files in a NumPy class cost more than it saved; a PyTorch class keeps every judge busy.
+    from attnprep import judges
+
+    def folder(kinds: str) -> list[Path]:
+        paths = []
+        for i, kind in enumerate(kinds):
+            path = tmp_path / kinds / f"s{i:03d}.py"
+            path.parent.mkdir(exist_ok=True)
+            path.write_text("import torch\n" if kind == "t" else "import numpy as np\n")
+            paths.append(path)
+        return paths
+
+    def deal(paths: list[Path], jobs: int) -> list[set[str]]:
+        todo = judges.FileQueue(paths)
+        booted = [todo.judge() for _ in range(jobs)]
+        taken, open_judges = [], list(range(jobs))
+        while open_judges:
+            for j in list(open_judges):
+                item = todo.take(booted[j])
+                if item is None:
+                    open_judges.remove(j)
+                else:
+                    taken.append(item[0])
+        assert sorted(taken) == list(range(len(paths)))
+        return booted
+
+    few = deal(folder("n" * 15 + "t" * 7 + "n" * 40 + "t" * 3), jobs=2)
+    assert sum("torch" in b for b in few) == 1 and all("numpy" in b for b in few)
+    assert all("torch" in b for b in deal(folder("t" * 40), jobs=2))
+    assert all("torch" in b for b in deal(folder("t" * 30 + "n" * 2), jobs=3))
