@@ -883,3 +883,51 @@ def test_cgroup_v1_caps_processes_and_memory_of_the_tree(monkeypatch):
         proc.wait(timeout=10)
         group.remove()
     assert not any(p.exists() for p in group.paths)
+
+
+# -- the worker the entry point starts before the command line is read -----------------------------------
+
+@linux
+@pytest.mark.parametrize("case", ["taken", "other-sandbox-mode", "other-timeout", "usage-error", "help"])
+def test_the_early_worker_is_used_or_ended_and_never_left_behind(case, tmp_path):
+    """`attnprep check` starts a NumPy worker before typer parses its options (launch.py); a check that needs
+    another (a --timeout, another sandbox mode) or none (a usage error, --help) ends it."""
+    if not pidns_available():
+        pytest.skip("needs unshare")
+    path = SOLUTIONS / "softmax.py"
+    args, mode = {"taken": (["check", str(path), "-e", "softmax", "--json"], "auto"),
+                  "other-sandbox-mode": (["check", str(path), "-e", "softmax", "--json"], "off"),
+                  "other-timeout": (["check", str(path), "-e", "softmax", "--json", "--timeout", "7"], "auto"),
+                  "usage-error": (["check", str(tmp_path / "missing.py"), "-e", "softmax"], "auto"),
+                  "help": (["check", "--help"], "auto")}[case]
+    result = run_in_pidns(*args, home=tmp_path / "home", mode=mode, tmp=tmp_path, limit=30)
+    assert result["left"] == [], result["left"]
+    assert result["rc"] == (2 if case == "usage-error" else 0), result["stderr"]
+    if "--json" in args:
+        assert only_json(result["stdout"])["status"] == "pass"
+
+
+def test_take_early_gives_the_worker_only_when_it_is_the_one_needed():
+    from attnprep import runner, sandbox
+
+    before = sandbox.mode()
+    try:
+        sandbox.set_mode("auto")
+        runner.start_early(runner.cpu_limit(10.0))
+        early = runner._early[0]
+        assert runner.take_early(runner.cpu_limit(10.0), "numpy") is early and runner._early is None
+        early.kill()
+        others = ((runner.cpu_limit(5.0), "numpy", "auto"), (runner.cpu_limit(10.0), "torch", "auto"),
+                  (runner.cpu_limit(10.0), "numpy", "off"))
+        for cpu, framework, mode in others:
+            sandbox.set_mode("auto")
+            runner.start_early(runner.cpu_limit(10.0))
+            early = runner._early[0]
+            sandbox.set_mode(mode)
+            assert runner.take_early(cpu, framework) is None and not early.alive
+        runner.start_early(runner.cpu_limit(10.0))
+        early = runner._early[0]
+        runner.drop_early()
+        assert not early.alive and runner._early is None
+    finally:
+        sandbox.set_mode(before)

@@ -1,5 +1,5 @@
 """Allow `python -m attnprep`."""
 
-from attnprep.cli import main
+from attnprep.launch import main
 
 main()

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
-from attnprep import __version__
+from attnprep import CHECK_TIMEOUT_S, __version__
 from attnprep.errors import AttnprepError, NeedsConfirmation, StateUnwritable
 from attnprep.exitcodes import ExitCode
 
@@ -246,7 +246,8 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
               "--format", "-f", metavar="FORMAT", help="text (default), json, exercism (results.json v3), github "
               "(workflow commands) or classroom (GitHub Classroom autograding result).")] = None,
           timeout: Annotated[float, typer.Option(parser=_timeout, metavar="SECONDS",
-                                                 help="Seconds for the whole grading (0.5 to 3600).")] = 10.0,
+                                                 help="Seconds for the whole grading (0.5 to 3600).")] = \
+              CHECK_TIMEOUT_S,
           seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
                                             help="Seed of the hidden checks' inputs.")] = 0,
           sandbox: Annotated[str, _sandbox_option("the worker")] = "auto",
@@ -255,7 +256,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     import time
 
     from attnprep import frameworks, workspace
-    from attnprep.runner import Worker, cpu_limit
+    from attnprep.runner import Worker, cpu_limit, take_early
 
     output = _check_format(format, as_json)
     _use_packs(pack)
@@ -272,7 +273,10 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     started = time.monotonic()
     # The worker boots Python and NumPy (and torch, for a PyTorch file) while this process imports the judge
     # (NumPy) and rich: start it first.
-    worker = Worker(cpu_seconds=cpu_limit(timeout), framework=framework) if undecodable is None else None
+    worker = None
+    if undecodable is None:  # the worker the entry point started, if it is the kind this file needs
+        worker = take_early(cpu_limit(timeout), framework) or Worker(cpu_seconds=cpu_limit(timeout),
+                                                                      framework=framework)
     try:
         # Imported before the file is loaded: without the sandbox the file could rewrite an installed module
         # that attnprep would import only after it ran.
@@ -693,6 +697,9 @@ def main() -> None:
         code = _exit_code(exc)
     else:
         code = 0
+    finally:
+        if "attnprep.runner" in sys.modules:  # a worker the entry point started for a check that never ran
+            sys.modules["attnprep.runner"].drop_early()
     # Every file is written and closed, every worker and judge ended: the interpreter's own teardown (freeing
     # NumPy's, rich's and typer's modules one by one) would only add 30 ms to every command. No atexit handler
     # of ours needs to run.

@@ -265,6 +265,25 @@ class Worker:
                 os.write(self._to_worker, len(chunk).to_bytes(8, "big") + chunk)
         except OSError:
             pass  # the worker is already gone: wait_ready says why
+        self._placing = None
+        if self.cgroup is not None:
+            self._placing = threading.Thread(target=self._place_early, daemon=True,
+                                             args=(self.proc.pid, 3 if self.sandboxed else 1, self.cgroup))
+            self._placing.start()
+
+    def _place_early(self, pid: int, processes: int, cgroup: sandbox.Cgroup) -> None:
+        """Put the worker's processes (bwrap, its reaper, the worker; or the worker alone) in its cgroup as soon as
+        they exist, while the worker boots: moving a process into a cgroup v1 waits about 5 ms in the kernel, which
+        a check would otherwise wait through once the worker is ready. _on_ready still places the whole tree,
+        before the candidate exists (a process already placed costs nothing then)."""
+        end = time.monotonic() + 2.0
+        while self.alive and time.monotonic() < end:
+            tree = [pid, *reaper.descendants(pid)]
+            if len(tree) >= processes:
+                for member in tree:
+                    cgroup.add(member)
+                return
+            time.sleep(0.002)
 
     def wait_ready(self, deadline: float) -> None:
         """Wait for the worker's `ready`; a sandbox that cannot start falls back (auto) or raises (required).
@@ -322,6 +341,8 @@ class Worker:
         """Before the candidate exists: find the worker's process, cap its tree, note its memory."""
         if not (self._measure or self.cgroup):
             return
+        if self._placing is not None:
+            self._placing.join()
         tree = [self.proc.pid, *reaper.descendants(self.proc.pid)]
         self._worker_pid = tree[-1]  # bwrap, its pid-1 reaper, then the worker; or the worker alone
         if self.cgroup is not None:
@@ -479,6 +500,8 @@ class Worker:
         self._wait(5.0)
         reaper.unregister(self.proc.pid)
         reaper.sweep()  # bwrap's own reaper and anything that escaped with setsid
+        if getattr(self, "_placing", None) is not None:
+            self._placing.join(timeout=2.5)  # it adds no process once this one has ended, but let it finish first
         if self.cgroup is not None:
             self.cgroup.remove()
         self._close_fds()
@@ -522,3 +545,42 @@ class Worker:
             except OSError:
                 pass
         self._pidfd = None
+
+
+# -- the worker `attnprep check` starts before its command line is parsed ---------------------------------------
+
+# (worker, the sandbox mode it was started in). Booting a worker (Python, NumPy, bubblewrap) takes about as long
+# as the judge's own imports (typer, rich, NumPy), which come after the command line is read: started first, by
+# the entry point (launch.py), its boot is off the critical path of a check.
+_early: tuple[Worker, str] | None = None
+
+
+def start_early(cpu_seconds: int) -> None:
+    """Start a NumPy worker with the default sandbox mode now, for the `check` this process is about to run."""
+    global _early
+    try:
+        _early = (Worker(cpu_seconds=cpu_seconds), sandbox.mode())
+    except Exception:  # noqa: BLE001 - a guess made early: the worker check starts itself reports the problem
+        _early = None
+
+
+def take_early(cpu_seconds: int, framework: str) -> Worker | None:
+    """The early worker, if it is the one `check` needs (framework, CPU limit, sandbox mode); else it is ended."""
+    global _early
+    early, _early = _early, None
+    if early is None:
+        return None
+    worker, mode = early
+    if worker.framework == framework and worker._cpu_seconds == cpu_seconds + worker.limits.import_cpu_s \
+            and mode == sandbox.mode():
+        return worker
+    worker.kill()
+    return None
+
+
+def drop_early() -> None:
+    """End an early worker no check took (a usage error, --help)."""
+    global _early
+    early, _early = _early, None
+    if early is not None:
+        early[0].kill()
