@@ -51,8 +51,9 @@ _ENV_KEEP = ("LANG", "LC_ALL", "SYSTEMROOT", "OPENBLAS_CORETYPE", "OPENBLAS_L2_S
 # is then what the call held at once, the same whether PyTorch or NumPy allocated it, and not what the
 # allocator happened to keep (a (T, 64) strip solution in PyTorch peaked at 9 MiB with this, 15 to 21 without).
 _MEASURE_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "131072"}
-# Run as `python -I -S -c BOOT fd_in ...`: reads the worker's source from fd_in and runs it.
-BOOT = ("import os,sys\n"
+# Run as `python -I -S -c BOOT fd_in ...`: reads the worker's code (marshalled, see runner._sources) from fd_in
+# and runs it.
+BOOT = ("import os,sys,marshal\n"
         "def _r(n):\n"
         " b=b''\n"
         " while len(b)<n:\n"
@@ -60,7 +61,7 @@ BOOT = ("import os,sys\n"
         "  if not c:os._exit(0)\n"
         "  b+=c\n"
         " return b\n"
-        "exec(compile(_r(int.from_bytes(_r(8),'big')),'<string>','exec',dont_inherit=True,optimize=2))\n")
+        "exec(marshal.loads(_r(int.from_bytes(_r(8),'big'))))\n")
 
 
 class SandboxUnavailable(AttnprepError):

@@ -11,6 +11,7 @@ candidate's functions returned or raised.
 
 from __future__ import annotations
 
+import marshal
 import os
 import sys
 import time
@@ -546,7 +547,7 @@ def start(argv: list[str]) -> None:
     sys.path.insert(0, argv[6])  # where NumPy (and torch, for a PyTorch file) is, under a neutral name
     framework = argv[7] if len(argv) > 7 else "numpy"
     wire = types.ModuleType("wire")
-    exec(compile(read_chunk(fd_in), "<string>", "exec", dont_inherit=True, optimize=2), wire.__dict__)
+    exec(marshal.loads(read_chunk(fd_in)), wire.__dict__)
     if warm == ZYGOTE:
         zygote(fd_in, wire, memory, cpu, processes, framework)
         return
