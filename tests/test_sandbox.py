@@ -931,3 +931,67 @@ def test_take_early_gives_the_worker_only_when_it_is_the_one_needed():
         assert not early.alive and runner._early is None
     finally:
         sandbox.set_mode(before)
+
+
+# -- what a check does while its worker boots ------------------------------------------------------
+
+class _BootingWorker:
+    """A stand-in for runner.Worker: up after `up_after` calls of booted(); wait_ready may end unsandboxed."""
+
+    def __init__(self, sandboxed: bool, up_after: int, falls_back: bool = False) -> None:
+        self.sandboxed, self.up_after, self.falls_back = sandboxed, up_after, falls_back
+        self.asked = 0
+        self.boot_s = 0.0
+
+    def booted(self) -> bool:
+        self.asked += 1
+        return self.asked > self.up_after
+
+    def wait_ready(self, deadline: float) -> None:
+        if self.falls_back:
+            self.sandboxed = False
+
+
+def _session_with(worker, steps: int) -> tuple[object, list[int]]:
+    from attnprep import engine
+
+    taken: list[int] = []
+    session = engine.Session("", "f.py", [], worker)
+    session.later = [lambda i=i: taken.append(i) for i in range(steps)]
+    return session, taken
+
+
+def test_inside_the_sandbox_the_judge_imports_while_the_worker_boots_and_stops_when_it_is_up():
+    session, taken = _session_with(_BootingWorker(sandboxed=True, up_after=2), steps=5)
+    session._wait_ready()
+    assert taken == [0, 1] and len(session.later) == 3  # the rest is imported when first used
+
+
+def test_without_the_sandbox_every_import_comes_before_the_candidate_loads():
+    session, taken = _session_with(_BootingWorker(sandboxed=False, up_after=0), steps=5)
+    session._wait_ready()
+    assert taken == [0, 1, 2, 3, 4] and not session.later
+    # A sandbox that failed to start: the worker it falls back to is a plain process.
+    session, taken = _session_with(_BootingWorker(sandboxed=True, up_after=1, falls_back=True), steps=5)
+    session._wait_ready()
+    assert taken == [0, 1, 2, 3, 4] and not session.later
+
+
+def test_booted_says_when_the_worker_is_up_and_its_processes_are_placed_once(monkeypatch):
+    from attnprep import runner, sandbox
+
+    added: list[int] = []
+    original = sandbox.Cgroup.add
+    monkeypatch.setattr(sandbox.Cgroup, "add", lambda self, pid: added.append(pid) or original(self, pid))
+    worker = runner.Worker()
+    try:
+        end = time.monotonic() + 30
+        while not worker.booted() and time.monotonic() < end:
+            time.sleep(0.005)
+        assert worker.booted() and not worker.ready
+        worker.wait_ready(time.monotonic() + 30)
+        assert worker.booted()
+        if worker.cgroup is not None:  # moved once each, by the thread that places them while it boots
+            assert added and len(added) == len(set(added)), added
+    finally:
+        worker.kill()

@@ -277,15 +277,16 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     if undecodable is None:  # the worker the entry point started, if it is the kind this file needs
         worker = take_early(cpu_limit(timeout), framework) or Worker(cpu_seconds=cpu_limit(timeout),
                                                                       framework=framework)
+    # Imported before the file is loaded (while the worker boots; see engine.grade): without the sandbox the file
+    # could rewrite an installed module that attnprep would import only after it ran.
+    after_grading = ("attnprep.render", "attnprep.schedule", "attnprep.state", "attnprep.interview",
+                     "attnprep.mock")
     try:
-        # Imported before the file is loaded: without the sandbox the file could rewrite an installed module
-        # that attnprep would import only after it ran.
-        from attnprep import interview, mock, render, schedule, state
-
         if worker is not None:
             from attnprep.engine import grade
 
-            report = grade(ex, source, shown, seed=seed, timeout=timeout, worker=worker, started=started)
+            report = grade(ex, source, shown, seed=seed, timeout=timeout, worker=worker, started=started,
+                           also_import=after_grading)
         else:
             from attnprep.report import Report
 
@@ -299,6 +300,8 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     finally:
         if worker is not None:
             worker.kill()  # already done by grade; this covers a failure before grading began
+    from attnprep import interview, mock, render, schedule, state
+
     _say_unsandboxed()
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
     saved = state.save_check(ex.slug, report, path)

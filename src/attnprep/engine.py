@@ -52,22 +52,17 @@ def invariants_of(module: ModuleType) -> list[Callable]:
 # Imported before the candidate loads. Without the sandbox the candidate runs as the user and can rewrite
 # installed files (say, prepend a payload to numpy/random/__init__.py): a module the judge imported before
 # that is beyond its reach for this check. tests/test_sandbox.py finds any module imported after the load.
-# fsrs is not the judge's: `check` records a review with it once the grading is done.
-JUDGE_MODULES = ("numpy.random", "numpy.ma", "numpy.linalg", "attnprep.diagnosis", "attnprep.report",
-                 "attnprep.fromscratch", "tempfile", "fcntl", "json.encoder", "json.decoder", "fsrs")
+# fsrs is not the judge's: `check` records a review with it once the grading is done. Most needed first: a check
+# imports these while its worker boots (Session.import_while_booting), and inside the sandbox stops when it is up.
+JUDGE_MODULES = ("numpy.random", "attnprep.fromscratch", "fsrs", "tempfile", "fcntl", "json.encoder",
+                 "json.decoder", "numpy.linalg", "attnprep.report", "attnprep.diagnosis", "numpy.ma")
 
 
-def prepare_judge(exercise: Exercise) -> tuple[ModuleType, ModuleType]:
-    """The grader and the reference, with everything the judge will import, loaded before the candidate."""
-    import importlib
+def _warm_rich() -> None:
+    """The report is drawn with rich, which loads its width and emoji tables on first use."""
     import sys
 
-    for name in JUDGE_MODULES:
-        try:
-            importlib.import_module(name)
-        except ImportError:  # fcntl on Windows
-            pass
-    if "rich" in sys.modules:  # the report is drawn with rich, which loads its width and emoji tables on first use
+    if "rich" in sys.modules:
         try:
             from rich.cells import cell_len
 
@@ -75,6 +70,27 @@ def prepare_judge(exercise: Exercise) -> tuple[ModuleType, ModuleType]:
             importlib.import_module("rich._emoji_codes")
         except Exception:  # noqa: BLE001 - another rich version: the test of late imports says what to add
             pass
+
+
+def _importer(name: str) -> Callable[[], None]:
+    def step() -> None:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # fcntl on Windows
+            pass
+    return step
+
+
+def judge_imports(also: tuple[str, ...] = ()) -> list[Callable[[], None]]:
+    """What the judge (and the caller: `also`, in that order first) will import after the candidate loads, as
+    steps to take one at a time."""
+    return [_importer(name) for name in (*also, *JUDGE_MODULES)] + [_warm_rich]
+
+
+def prepare_judge(exercise: Exercise) -> tuple[ModuleType, ModuleType]:
+    """The grader and the reference, with everything the judge will import, loaded before the candidate."""
+    for step in judge_imports():
+        step()
     return grader_module(exercise), reference_module(exercise)
 
 
@@ -125,6 +141,7 @@ class Session:
         # candidate's time does not pay for, up to IMPORT_CREDIT_S in all (a file that crashes every call
         # restarts the worker every call).
         self.credit = 0.0
+        self.later: list[Callable[[], None]] = []  # imports to take while the worker boots (judge_imports)
 
     def _new_worker(self, **options) -> Worker:
         if self.respawn is not None and not options:
@@ -133,9 +150,23 @@ class Session:
                 return forked
         return Worker(cpu_seconds=self.cpu_seconds, framework=self.framework, **options)
 
+    def import_while_booting(self) -> None:
+        """Take the steps of `later` (judge_imports) while the worker boots, so that a check's NumPy worker and
+        this process are ready at about the same time. Inside the sandbox the candidate cannot touch installed
+        files, so the steps stop once the worker is up (what is left is imported when first used); without it,
+        every step is taken before the candidate loads."""
+        while self.later:
+            if self.worker.sandboxed and self.worker.booted():
+                return
+            self.later.pop(0)()
+
     def _wait_ready(self) -> None:
         """The worker's `ready`; the time its framework's import took moves this call's deadline out."""
+        self.import_while_booting()
         self.worker.wait_ready(self.deadline)
+        if not self.worker.sandboxed:  # a sandbox that failed to start: the worker is a plain process after all
+            while self.later:
+                self.later.pop(0)()
         boot = min(self.worker.boot_s, max(0.0, IMPORT_CREDIT_S - self.credit))
         self.worker.boot_s = 0.0
         self.credit += boot
@@ -335,18 +366,24 @@ def _precision_of(module: ModuleType, session: Session, seed: int, end: float) -
 
 def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
           timeout: float = 10.0, worker: Worker | None = None, started: float | None = None,
-          respawn: Callable[[], Worker | None] | None = None) -> Report:
+          respawn: Callable[[], Worker | None] | None = None, also_import: tuple[str, ...] | None = None) -> Report:
     """Grade `source` against every invariant of `exercise` within `timeout` seconds.
 
     `worker` may be a Worker started before this module was imported, and
     `started` the monotonic time the grading began (the timeout counts from it).
     `respawn` gives the worker (of the file's framework) that replaces a crashed one (None: start a cold one).
+    `also_import`: modules the caller uses once the grading is done. Given (a check), the judge's imports and
+    these are taken while the worker boots (Session.import_while_booting); None (grade's judges, which reuse
+    what they imported across files): the judge's own before anything else.
     """
     from attnprep import frameworks
 
     started = time.monotonic() if started is None else started
     framework = frameworks.detect(source)
-    module, ref = prepare_judge(exercise)
+    if also_import is None:
+        module, ref, later = *prepare_judge(exercise), []
+    else:
+        module, ref, later = grader_module(exercise), reference_module(exercise), judge_imports(also_import)
     checks = invariants_of(module)
     signatures = signatures_of(ref, list(module.FUNCTIONS))
     changes: list[tuple[str, str]] = []
@@ -360,6 +397,7 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
         report.elapsed_s = time.monotonic() - started
         return report
     session = Session(source, filename, list(module.FUNCTIONS), worker, framework, respawn)
+    session.later = later
     session.deadline = started + timeout
     session.cpu_seconds = cpu_limit(timeout)
     # Moves out by the time the framework's imports take (torch), which is not the candidate's.

@@ -287,22 +287,24 @@ class Worker:
         except OSError:
             pass  # the worker is already gone: wait_ready says why
         self._placing = None
+        self._placed: set[int] = set()  # pids _place_early has put in this worker's cgroup
         if self.cgroup is not None:
             self._placing = threading.Thread(target=self._place_early, daemon=True,
-                                             args=(self.proc.pid, 3 if self.sandboxed else 1, self.cgroup))
+                                             args=(self.proc.pid, 3 if self.sandboxed else 1, self.cgroup,
+                                                   self._placed))
             self._placing.start()
 
-    def _place_early(self, pid: int, processes: int, cgroup: sandbox.Cgroup) -> None:
+    def _place_early(self, pid: int, processes: int, cgroup: sandbox.Cgroup, placed: set[int]) -> None:
         """Put the worker's processes (bwrap, its reaper, the worker; or the worker alone) in its cgroup as soon as
-        they exist, while the worker boots: moving a process into a cgroup v1 waits about 5 ms in the kernel, which
-        a check would otherwise wait through once the worker is ready. _on_ready still places the whole tree,
-        before the candidate exists (a process already placed costs nothing then)."""
+        they exist, while the worker boots, and note them in `placed`: moving a process into a cgroup v1 waits
+        5 to 15 ms in the kernel (for the first move of a burst, even of a process already there), which a check
+        would otherwise wait through once the worker is ready. _on_ready places what is not in `placed`, before
+        the candidate exists."""
         end = time.monotonic() + 2.0
         while self.alive and time.monotonic() < end:
             tree = [pid, *reaper.descendants(pid)]
             if len(tree) >= processes:
-                for member in tree:
-                    cgroup.add(member)
+                placed.update(member for member in tree if cgroup.add(member))
                 return
             time.sleep(0.002)
 
@@ -339,6 +341,15 @@ class Worker:
             self.boot_s = time.monotonic() - waited_from
         self._on_ready()
 
+    def booted(self) -> bool:
+        """Has the worker said anything yet (its `ready`, or an end)? Never waits."""
+        if self.ready or self._pending:
+            return True
+        try:
+            return bool(select.select([self._from_worker], [], [], 0)[0])
+        except (OSError, ValueError):  # closed: it is over, one way or the other
+            return True
+
     def _sandbox_failed(self) -> bool:
         """Did bwrap (or the interpreter inside it) fail to set up, as opposed to a worker that died later?"""
         self._stderr.join(timeout=1)
@@ -368,7 +379,8 @@ class Worker:
         self._worker_pid = tree[-1]  # bwrap, its pid-1 reaper, then the worker; or the worker alone
         if self.cgroup is not None:
             for pid in tree:
-                self.cgroup.add(pid)
+                if pid not in self._placed:
+                    self.cgroup.add(pid)
         if self._measure:
             self._ready_hwm_kb = _status_kb(self._worker_pid, "VmHWM")
             self._image = _image_of(self._worker_pid)
