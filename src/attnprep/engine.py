@@ -84,7 +84,8 @@ def _importer(name: str) -> Callable[[], None]:
 def judge_imports(also: tuple[str, ...] = ()) -> list[Callable[[], None]]:
     """What the judge (and the caller: `also`, in that order first) will import after the candidate loads, as
     steps to take one at a time."""
-    return [_importer(name) for name in (*also, *JUDGE_MODULES)] + [_warm_rich]
+    first, *rest = JUDGE_MODULES  # numpy.random: the first check's inputs are drawn as soon as the file loads
+    return [_importer(name) for name in (first, *also, *rest)] + [_warm_rich]
 
 
 def prepare_judge(exercise: Exercise) -> tuple[ModuleType, ModuleType]:
