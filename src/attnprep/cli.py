@@ -279,14 +279,15 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
                                                                       framework=framework)
     # Imported before the file is loaded (while the worker boots; see engine.grade): without the sandbox the file
     # could rewrite an installed module that attnprep would import only after it ran.
-    after_grading = ("attnprep.render", "attnprep.schedule", "attnprep.state", "attnprep.interview",
+    after_grading = ("attnprep.textreport", "attnprep.schedule", "attnprep.state", "attnprep.interview",
                      "attnprep.mock")
+    maybe_after = ("attnprep.render",)  # rich: a mock's countdown, an interview's note, what the file printed
     try:
         if worker is not None:
             from attnprep.engine import grade
 
             report = grade(ex, source, shown, seed=seed, timeout=timeout, worker=worker, started=started,
-                           also_import=after_grading)
+                           also_import=after_grading, rarely_import=maybe_after)
         else:
             from attnprep.report import Report
 
@@ -300,7 +301,7 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
     finally:
         if worker is not None:
             worker.kill()  # already done by grade; this covers a failure before grading began
-    from attnprep import interview, mock, render, schedule, state
+    from attnprep import interview, mock, schedule, state, textreport
 
     _say_unsandboxed()
     report.clock = state.clock_of(state.load()["exercises"].get(ex.slug), ex.target_s)
@@ -318,14 +319,21 @@ def check(file: Annotated[Path | None, typer.Argument(help="Solution file (defau
             payload["interview"] = {k: v for k, v in follow_up.items() if k != "scorecard"}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     elif output == "text":
-        render.report(report, clock_started_now=saved is True)
-        render.next_step(report, ex.slug, timeout, shown)
+        textreport.report(report, clock_started_now=saved is True)  # without rich, whose import is slow
+        textreport.next_step(report, ex.slug, timeout, shown)
         if in_mock:
+            from attnprep import render
+
             render.mock_left(left)
     else:
         _write_format(output, report, ex)
-    render.interview_note(follow_up, to_stderr=output != "text")
+    if follow_up:
+        from attnprep import render
+
+        render.interview_note(follow_up, to_stderr=output != "text")
     if in_mock and left <= 0:  # the countdown ran out: the interview is over
+        from attnprep import render
+
         try:
             ended, rows = mock.end()
         except StateUnwritable:

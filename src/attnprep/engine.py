@@ -52,10 +52,13 @@ def invariants_of(module: ModuleType) -> list[Callable]:
 # Imported before the candidate loads. Without the sandbox the candidate runs as the user and can rewrite
 # installed files (say, prepend a payload to numpy/random/__init__.py): a module the judge imported before
 # that is beyond its reach for this check. tests/test_sandbox.py finds any module imported after the load.
-# fsrs is not the judge's: `check` records a review with it once the grading is done. Most needed first: a check
-# imports these while its worker boots (Session.import_while_booting), and inside the sandbox stops when it is up.
+# fsrs is not the judge's: `check` records a review with it once the grading is done. A check imports these while
+# its worker boots (Session.import_while_booting) and, inside the sandbox, stops once it is up: so they are in the
+# order they are needed, numpy.random first (the first check's inputs are drawn as soon as the file loads), then
+# what every check uses, then what only a failure does.
 JUDGE_MODULES = ("numpy.random", "attnprep.fromscratch", "fsrs", "tempfile", "fcntl", "json.encoder",
-                 "json.decoder", "numpy.linalg", "attnprep.report", "attnprep.diagnosis", "numpy.ma")
+                 "json.decoder", "numpy.linalg", "attnprep.report")
+JUDGE_MODULES_ON_FAILURE = ("attnprep.diagnosis", "numpy.ma")
 
 
 def _warm_rich() -> None:
@@ -81,11 +84,11 @@ def _importer(name: str) -> Callable[[], None]:
     return step
 
 
-def judge_imports(also: tuple[str, ...] = ()) -> list[Callable[[], None]]:
-    """What the judge (and the caller: `also`, in that order first) will import after the candidate loads, as
-    steps to take one at a time."""
-    first, *rest = JUDGE_MODULES  # numpy.random: the first check's inputs are drawn as soon as the file loads
-    return [_importer(name) for name in (first, *also, *rest)] + [_warm_rich]
+def judge_imports(also: tuple[str, ...] = (), rarely: tuple[str, ...] = ()) -> list[Callable[[], None]]:
+    """What the judge will import after the candidate loads, and what the caller will (`also`, needed every time;
+    `rarely`), as steps to take one at a time, most needed first."""
+    names = (*JUDGE_MODULES, *also, *JUDGE_MODULES_ON_FAILURE, *rarely)
+    return [_importer(name) for name in names] + [_warm_rich]
 
 
 def prepare_judge(exercise: Exercise) -> tuple[ModuleType, ModuleType]:
@@ -367,15 +370,16 @@ def _precision_of(module: ModuleType, session: Session, seed: int, end: float) -
 
 def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
           timeout: float = 10.0, worker: Worker | None = None, started: float | None = None,
-          respawn: Callable[[], Worker | None] | None = None, also_import: tuple[str, ...] | None = None) -> Report:
+          respawn: Callable[[], Worker | None] | None = None, also_import: tuple[str, ...] | None = None,
+          rarely_import: tuple[str, ...] = ()) -> Report:
     """Grade `source` against every invariant of `exercise` within `timeout` seconds.
 
     `worker` may be a Worker started before this module was imported, and
     `started` the monotonic time the grading began (the timeout counts from it).
     `respawn` gives the worker (of the file's framework) that replaces a crashed one (None: start a cold one).
-    `also_import`: modules the caller uses once the grading is done. Given (a check), the judge's imports and
-    these are taken while the worker boots (Session.import_while_booting); None (grade's judges, which reuse
-    what they imported across files): the judge's own before anything else.
+    `also_import`: modules the caller uses once the grading is done (`rarely_import`: may use). Given (a check),
+    the judge's imports and these are taken while the worker boots (Session.import_while_booting); None (grade's
+    judges, which reuse what they imported across files): the judge's own before anything else.
     """
     from attnprep import frameworks
 
@@ -384,7 +388,8 @@ def grade(exercise: Exercise, source: str, filename: str, *, seed: int = 0,
     if also_import is None:
         module, ref, later = *prepare_judge(exercise), []
     else:
-        module, ref, later = grader_module(exercise), reference_module(exercise), judge_imports(also_import)
+        later = judge_imports(also_import, rarely_import)
+        module, ref = grader_module(exercise), reference_module(exercise)
     checks = invariants_of(module)
     signatures = signatures_of(ref, list(module.FUNCTIONS))
     changes: list[tuple[str, str]] = []
