@@ -63,3 +63,35 @@ def test_the_budget_counts_a_raw_array_before_it_is_loaded():
     blob = _raw("|b1", (wire.MAX_VALUE_BYTES // 8 + 1,), b"\0" * (wire.MAX_VALUE_BYTES // 8 + 1))
     with pytest.raises(wire.TooLarge):  # as float64 it would pass the parent's cap
         wire.decode({"$nd": 0}, [blob], budget=wire.Budget(float("inf")))
+
+
+@pytest.mark.parametrize("arr", [
+    np.arange(12.0).reshape(3, 4),
+    np.arange(12.0).reshape(3, 4).T,  # not contiguous: copied once, into the parts
+    np.arange(24, dtype=np.float32).reshape(2, 3, 4)[:, ::-1],
+    np.array(3.5),
+    np.zeros((0, 5)),
+    np.array([True, False, True]),
+    np.arange(6, dtype=">i4"),
+    np.array([1 + 2j, 3 - 1j]),
+    np.array(["a", "bc"]),  # np.save's format: bytes, as before
+])
+def test_an_array_sent_from_its_own_memory_is_the_payload_a_copy_would_be(arr):
+    copied, shared = [], []
+    value = wire.encode([arr], shared, share=True)
+    assert wire.encode([arr], copied) == value
+    sent = b"".join(bytes(memoryview(part).cast("B")) for part in wire.pack({"value": value}, shared))
+    assert sent == b"".join(bytes(part) for part in wire.pack({"value": value}, copied))
+    chunks = iter([sent])
+    buffer = bytearray()
+
+    def read_exact(n):
+        while len(buffer) < n:
+            buffer.extend(next(chunks))
+        out = bytes(buffer[:n])
+        del buffer[:n]
+        return out
+
+    header, blobs = wire.read_frame(read_exact)
+    (back,) = wire.decode(header["value"], blobs)
+    assert back.dtype == arr.dtype and back.shape == arr.shape and np.array_equal(back, arr)

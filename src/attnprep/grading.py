@@ -204,8 +204,8 @@ class Candidate:
 
     def _request(self, fn: str, args: tuple, kwargs: dict, then_blobs: list[bytes] | None = None, **extra: Any):
         blobs: list[bytes] = []
-        header = {"op": "call", "fn": fn, "args": wire.encode(list(args), blobs),
-                  "kwargs": {"$dict": [[k, wire.encode(v, blobs)] for k, v in kwargs.items()]},
+        header = {"op": "call", "fn": fn, "args": wire.encode(list(args), blobs, share=True),
+                  "kwargs": {"$dict": [[k, wire.encode(v, blobs, share=True)] for k, v in kwargs.items()]},
                   "return_args": True, **extra}
         if then_blobs:  # in_a_row's further calls: their array references move past this call's arrays
             header["then"] = _shift_refs(header["then"], len(blobs))
@@ -313,8 +313,8 @@ class Candidate:
             return [self._request(fn, args, kwargs).value]
         blobs: list[bytes] = []
         then = [{"fn": f, "args": [{"$prev": v.call, "index": list(v.index)} if isinstance(v, Earlier)
-                                   else wire.encode(v, blobs) for v in a],
-                 "kwargs": {"$dict": [[k, wire.encode(v, blobs)] for k, v in kw.items()]}}
+                                   else wire.encode(v, blobs, share=True) for v in a],
+                 "kwargs": {"$dict": [[k, wire.encode(v, blobs, share=True)] for k, v in kw.items()]}}
                 for f, a, kw in rest]
         return self._request(fn, args, kwargs, then=then, then_blobs=blobs).value
 

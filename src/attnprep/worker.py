@@ -358,7 +358,7 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy",
                     bfloat16 = adapter.saw_bfloat16
                     args, kwargs = adapter.to_numpy(args), adapter.to_numpy(kwargs)
                 payload = {"ok": True, "kind": "result", "elapsed": elapsed, "peak_bytes": peak,
-                           "result": encode(result, out_blobs)}
+                           "result": encode(result, out_blobs, share=True)}
                 if bfloat16:
                     payload["bfloat16"] = True
                 if header.get("return_args"):
@@ -370,8 +370,8 @@ def main(fd_in: int, fd_out: int, wire, framework: str = "numpy",
                     if after == [header.get("args", []), header.get("kwargs", {})] and mine == blobs[:len(mine)]:
                         payload["args_unchanged"] = True
                     else:
-                        payload["args"] = encode(list(args), out_blobs)
-                        payload["kwargs"] = encode(dict(kwargs), out_blobs)
+                        payload["args"] = encode(list(args), out_blobs, share=True)
+                        payload["kwargs"] = encode(dict(kwargs), out_blobs, share=True)
             except TooLarge as exc:
                 reply({"ok": False, "kind": "too-large", "message": str(exc)})
                 continue
