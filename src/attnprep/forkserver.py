@@ -16,7 +16,6 @@ workers inside the sandbox are forked: without bubblewrap every file gets a cold
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import queue
 import signal
@@ -157,7 +156,7 @@ class ForkedWorker(Worker):
 
         # The zygote imported the framework: this worker's own clock and CPU limit have no import to pay for.
         self.framework = zygote.framework
-        self.limits = dataclasses.replace(frameworks.limits(self.framework), import_budget_s=0.0, import_cpu_s=0)
+        self.limits = frameworks.limits(self.framework)._replace(import_budget_s=0.0, import_cpu_s=0)
         self._cpu_seconds, self._measure = zygote.child_cpu_seconds, False
         self.sandboxed, self.launch = zygote.sandboxed, None
         self._zygote_of, self._inner, self.pid = zygote, inner, host

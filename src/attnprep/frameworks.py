@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 
 from attnprep.errors import AttnprepError
 from attnprep.exitcodes import ExitCode
@@ -19,13 +19,13 @@ _TORCH_IMPORT = re.compile(r"^[ \t]*(?:import[ \t]+torch\b|from[ \t]+torch(?:\.[
 NO_TENSORS = ("kvcache", "params")
 
 
-@dataclass(frozen=True)
-class Limits:
-    """What a worker for one framework may use, and how long its framework's import may take."""
+class Limits(namedtuple("Limits", "memory_bytes import_budget_s import_cpu_s")):
+    """What a worker for one framework may use, and how long its framework's import may take: memory_bytes (its
+    RLIMIT_AS), import_budget_s (the framework's import, before the candidate's clock starts; 0: none needed) and
+    import_cpu_s (CPU seconds added to the worker's limit for that import). A namedtuple: this module is imported
+    before `check` starts its worker, and dataclasses would add a tenth of a second on a slow machine."""
 
-    memory_bytes: int  # RLIMIT_AS
-    import_budget_s: float  # the framework's import, before the candidate's clock starts (0: none needed)
-    import_cpu_s: int  # CPU seconds added to the worker's limit for that import
+    __slots__ = ()
 
 
 # torch maps far more address space than it uses (2 GiB is not enough for `import torch`; 4 GiB is), and its

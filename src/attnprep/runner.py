@@ -22,13 +22,15 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 # This module must not import NumPy at import time: `check` starts a worker
 # first and imports the judge's NumPy while the worker boots.
 from attnprep import reaper, sandbox
+
+TYPE_CHECKING = False  # not typing's: importing typing is 4 ms of a check's start, before its worker
+if TYPE_CHECKING:
+    from typing import Any
 
 MEMORY_LIMIT = sandbox.MEMORY_LIMIT
 OUTPUT_KEEP = 8 * 1024
@@ -69,15 +71,20 @@ class _Drain(threading.Thread):
         return self.kept.decode("utf-8", "replace") + more
 
 
-@dataclass
 class Reply:
-    header: dict
-    value: Any = None
-    args: Any = None
-    kwargs: Any = field(default_factory=dict)
-    # Measured by the parent from outside the worker (bytes), for calls sent with trace_memory; or why not.
-    memory_peak: int | None = None
-    memory_problem: str | None = None
+    """One reply of the worker: its checked header, and for a call its decoded value and arguments.
+
+    A plain class, not a dataclass: this module is imported before `check` starts its worker, and the dataclasses
+    module (with inspect, which it imports) is a tenth of a second's start-up on a slow machine."""
+
+    __slots__ = ("header", "value", "args", "kwargs", "memory_peak", "memory_problem")
+
+    def __init__(self, header: dict, value: Any = None, args: Any = None, kwargs: Any = None) -> None:
+        self.header, self.value, self.args = header, value, args
+        self.kwargs = {} if kwargs is None else kwargs
+        # Measured by the parent from outside the worker (bytes), for calls sent with trace_memory; or why not.
+        self.memory_peak: int | None = None
+        self.memory_problem: str | None = None
 
 
 def cpu_limit(timeout: float) -> int:

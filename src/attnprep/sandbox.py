@@ -18,11 +18,10 @@ neutral path, and its code arrives through the pipe (see worker.py).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
+from collections import namedtuple
 from pathlib import Path
 
 from attnprep import ONE_BLAS_THREAD
@@ -71,14 +70,12 @@ class SandboxUnavailable(AttnprepError):
             "namespaces, or pass --sandbox off to grade without a sandbox")
 
 
-@dataclass
 class _State:
-    mode: str = "auto"
-    broken: str | None = None  # why bwrap cannot run the worker here, once found out
-    probed: bool = False
-    guarded: bool = False
-    noted: bool = False
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    def __init__(self) -> None:
+        self.mode = "auto"
+        self.broken: str | None = None  # why bwrap cannot run the worker here, once found out
+        self.probed = self.guarded = self.noted = False
+        self.lock = threading.Lock()
 
 
 _state = _State()
@@ -102,7 +99,12 @@ def bwrap_path() -> str | None:
     chosen = os.environ.get("ATTNPREP_BWRAP")
     if chosen is not None:
         return chosen if chosen and os.access(chosen, os.X_OK) else None
-    return shutil.which("bwrap")
+    # shutil.which's search, without importing shutil (2 ms of a check's start, before its worker is spawned).
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        found = os.path.join(folder or os.curdir, "bwrap")
+        if os.access(found, os.X_OK) and not os.path.isdir(found):
+            return found
+    return None
 
 
 def unavailable_reason() -> str | None:
@@ -181,12 +183,10 @@ def first_line(data: bytes) -> str:
 
 # -- the file-system layout ---------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Layout:
-    python: str  # the base interpreter (never a venv's, whose path may name the project)
-    prefixes: tuple[str, ...]  # read-only: the interpreter's installation
-    packages: tuple[tuple[str, str], ...]  # (host dir, name under SITE)
-    hidden: tuple[str, ...]  # directories covered by an empty tmpfs inside what is bound
+# python: the base interpreter (never a venv's, whose path may name the project); prefixes: read-only, the
+# interpreter's installation; packages: (host dir, name under SITE); hidden: directories covered by an empty
+# tmpfs inside what is bound. No dataclasses in this module: it is imported before `check` starts its worker.
+_Layout = namedtuple("_Layout", "python prefixes packages hidden")
 
 
 _layout_cache: dict[str, _Layout] = {}
@@ -323,18 +323,18 @@ def _guard_parent() -> None:
 
 # -- one worker's launch ------------------------------------------------------------
 
-@dataclass
 class Launch:
     """How to spawn one worker: its command line, environment and working directory."""
 
-    argv: list[str]
-    env: dict[str, str]
-    cwd: str
-    sandboxed: bool
-    scratch: str | None = None  # a temporary directory of the fallback, removed by cleanup()
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str, sandboxed: bool,
+                 scratch: str | None = None) -> None:
+        self.argv, self.env, self.cwd, self.sandboxed = argv, env, cwd, sandboxed
+        self.scratch = scratch  # a temporary directory of the fallback, removed by cleanup()
 
     def cleanup(self) -> None:
         if self.scratch:
+            import shutil
+
             shutil.rmtree(self.scratch, ignore_errors=True)
             self.scratch = None
 
