@@ -179,3 +179,30 @@ def test_precision_of_a_result():
     assert precision.of_result([1.0, 2.0]) is None and precision.of_result(3) is None
     assert precision.lowest([None, "float64", "float32"]) == "float32"
     assert precision.lowest([None]) == "float64"
+
+
+def test_the_judge_s_quick_closeness_test_never_passes_what_np_isclose_fails():
+    """grading._all_finite_and_close is a shortcut of worst_entry and allclose: when it says close, np.isclose must."""
+    from attnprep.grading import _all_finite_and_close
+
+    rng = np.random.default_rng(0)
+    passed = 0
+    for _ in range(4000):
+        shape = tuple(int(n) for n in rng.integers(1, 4, size=rng.integers(0, 3)))
+        a = rng.normal(size=shape)
+        b = a + rng.choice([0, 1e-7, 1e-5, 1e-9], size=shape) * rng.normal(size=shape)
+        if rng.random() < 0.2:
+            a = np.where(rng.random(shape) < 0.3, rng.choice([np.nan, np.inf, -np.inf]), a)
+        if rng.random() < 0.2:
+            b = np.where(rng.random(shape) < 0.3, rng.choice([np.nan, np.inf, -np.inf]), b)
+        if rng.random() < 0.1:
+            a = a.astype(np.float32)
+        if rng.random() < 0.05:
+            b = np.broadcast_to(b, (2, *np.shape(b)))
+        with np.errstate(all="ignore"):
+            quick = _all_finite_and_close(a, b, 1e-6, 1e-9)
+            assert not quick or np.isclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=True).all(), (a, b)
+        passed += quick
+    assert passed > 1000  # and it does settle most cases
+    assert not _all_finite_and_close(np.ma.masked_array([1.0], mask=[True]), np.array([5.0]), 1e-6, 0.0)
+    assert not _all_finite_and_close([1.0], [1.0], 1e-6, 0.0)  # lists: np.isclose's way

@@ -430,9 +430,29 @@ def isclose(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL, equal_nan: b
         return np.isclose(a, b, rtol=r, atol=t, equal_nan=equal_nan)
 
 
+def _all_finite_and_close(a: Any, b: Any, rtol: float, atol: float) -> bool:
+    """|a - b| <= atol + rtol |b| everywhere with b finite, np.isclose's own test, in a few operations where
+    np.isclose takes a dozen: the judge asks this a few hundred times a file, nearly always of results that
+    pass. False (ask np.isclose) for anything it cannot settle: a NaN or inf anywhere. Call under np.errstate."""
+    if not all(type(x) is np.ndarray or isinstance(x, (int, float, np.generic)) for x in (a, b)):
+        return False  # lists, subclasses (a masked array): np.isclose's own way
+    try:
+        dtype = np.result_type(a, b, 1.0)  # np.isclose's: float64, or longdouble or complex as given
+        size = np.abs(np.asarray(b, dtype=dtype))
+        if not np.isfinite(size).all():  # inf <= inf: np.isclose treats infinities apart
+            return False
+        return bool((np.abs(np.subtract(a, b, dtype=dtype)) <= atol + rtol * size).all())
+    except (TypeError, ValueError):  # not numbers, or shapes that do not broadcast: np.isclose says what it says
+        return False
+
+
 def allclose(a: Any, b: Any, rtol: float = RTOL, atol: float = ATOL, equal_nan: bool = False) -> bool:
     """np.allclose with the tolerances of the precision being judged (b is the expected side)."""
     try:
+        r, t = tolerance(rtol, atol, b)
+        with np.errstate(all="ignore"):
+            if _all_finite_and_close(a, b, r, t):
+                return True
         return bool(np.all(isclose(a, b, rtol, atol, equal_nan)))
     except ValueError:  # shapes that do not broadcast
         return False
@@ -442,6 +462,8 @@ def worst_entry(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> 
     """Index of the entry furthest outside tolerance (at the precision being judged), or None if all are close."""
     rtol, atol = tolerance(rtol, atol, want)
     with np.errstate(all="ignore"):
+        if _all_finite_and_close(got, want, rtol, atol):
+            return None
         bad = ~np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
         if not bad.any():
             return None

@@ -461,6 +461,7 @@ def zygote(sock_fd: int, wire, memory: int, cpu: int, processes: int, framework:
     A PyTorch zygote imports torch (and warms it up) once, before it is ready. Forking after that is safe
     because nothing here ever starts torch's thread pools: load_torch sets one thread, and the warm-up's
     work runs on this thread alone, so a child inherits no pool whose threads the fork would leave behind."""
+    import gc
     import random as py_random
     import signal
     import socket
@@ -468,8 +469,10 @@ def zygote(sock_fd: int, wire, memory: int, cpu: int, processes: int, framework:
     import types  # noqa: F401
 
     import numpy as np
+    import numpy.random  # noqa: F401 - lazy in NumPy 2: each forked worker seeds it, and would import it (12 ms)
 
     loaded = load_framework(framework, np, wire)
+    warm_up(np)  # a first matmul, exp and draw: paid once here, not in every worker forked
     libc = None
     try:  # non-dumpable: a forked file may signal this process, but can neither ptrace it nor read its memory
         import ctypes
@@ -479,6 +482,9 @@ def zygote(sock_fd: int, wire, memory: int, cpu: int, processes: int, framework:
     except (OSError, AttributeError):
         pass
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    # What is loaded now is shared with every worker forked, page for page, until one writes to it: the collector
+    # would write to every object it visits (and copy its page), so it leaves these alone from here on.
+    gc.freeze()
     sock = socket.socket(fileno=sock_fd)
     wire.write_frame(sock_fd, wire.pack({"ok": True, "kind": "ready"}, []))
     ended: dict[int, int] = {}  # exit codes of children reaped before the parent asked
