@@ -95,3 +95,12 @@ def test_an_array_sent_from_its_own_memory_is_the_payload_a_copy_would_be(arr):
     header, blobs = wire.read_frame(read_exact)
     (back,) = wire.decode(header["value"], blobs)
     assert back.dtype == arr.dtype and back.shape == arr.shape and np.array_equal(back, arr)
+
+
+def test_an_array_encoded_from_its_own_memory_decodes_in_the_same_process():
+    """An in-process session (the benchmark's pytest anchor) decodes what it encoded without the pipe between."""
+    arr = np.arange(6.0).reshape(2, 3)
+    blobs = []
+    back = wire.decode(wire.encode([arr, {"k": arr.T}], blobs, share=True), blobs)
+    assert np.array_equal(back[0], arr) and np.array_equal(back[1]["k"], arr.T)
+    assert back[0] is not arr and back[0].flags.writeable

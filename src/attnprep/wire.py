@@ -377,9 +377,12 @@ def decode(data: Any, blobs: list[bytes], build_rng: bool = False, budget: Budge
         index = data.get("$nd", data.get("$np"))
         if type(index) is not int or not 0 <= index < len(blobs):
             raise WireError("array reference out of range")
+        blob = blobs[index]
+        if type(blob) is ArrayParts:  # encoded in this process and never sent (an in-process session)
+            blob = blob.head + blob.body.tobytes()
         if budget is not None:
-            budget.array(index, blobs[index])
-        arr = _load_array(blobs[index], in_place=budget is not None)
+            budget.array(index, blob)
+        arr = _load_array(blob, in_place=budget is not None)
         return arr[()] if "$np" in data else arr
     if "$npscalar" in data:
         try:
