@@ -84,3 +84,15 @@ def test_a_report_with_what_the_file_printed_puts_rich_s_panel_in_its_place(monk
     shown = capsys.readouterr().out
     assert shown.index("upper-triangle-zero") < shown.index("hello from the file") < shown.index("passed")
     assert "your file printed" in shown
+
+
+def test_on_windows_rich_draws_the_report(monkeypatch, capsys):
+    """A legacy Windows console needs rich's win32 calls: there textreport hands the report to render."""
+    seen = []
+    monkeypatch.setattr(textreport, "_WINDOWS", True)
+    monkeypatch.setattr(render, "report", lambda rep, started=False: seen.append(("report", rep.exercise)))
+    monkeypatch.setattr(render, "next_step", lambda rep, slug, timeout, file: seen.append(("next", slug)))
+    rep = _reports()[1][0]
+    textreport.report(rep)
+    textreport.next_step(rep, "mha", 10.0, rep.file)
+    assert seen == [("report", "mha"), ("next", "mha")] and capsys.readouterr().out == ""

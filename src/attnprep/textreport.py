@@ -5,7 +5,7 @@ styles, and tests/test_textreport.py holds the two to the same text. Colour foll
 `check` looks the same whichever draws it: a terminal (or TTY_COMPATIBLE=1, or a non-empty FORCE_COLOR) gets
 styles, TERM=dumb gets none, NO_COLOR keeps bold and dim but drops the colours. The width is COLUMNS, else the
 terminal's (of stdin, stdout or stderr), else 80. What this module does not draw (the panel of what the file
-printed) rich draws, imported then.
+printed) rich draws, imported then; and on Windows rich draws it all (a legacy console needs its win32 calls).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ _ATTRIBUTES = {"bold": "1", "dim": "2", "italic": "3"}
 _COLOURS = {"red": "31", "green": "32", "yellow": "33", "magenta": "35", "cyan": "36"}
 _TRAILING = re.compile(r"[ \t]+(?=(?:\x1b\[[0-9;]*m)*$)")
 
+_WINDOWS = sys.platform == "win32"
 Segment = tuple[str, str]  # (text, style): a style is words of _ATTRIBUTES and _COLOURS, or ""
 Line = list[Segment]
 
@@ -157,6 +158,10 @@ def _mistake_lines(rep: Any, width: int) -> list[Line]:
 
 def report(rep: Any, clock_started_now: bool = False, stream: Any = None) -> None:
     """A check report: one line per invariant, evidence under each failure, wrapped to the width."""
+    if _WINDOWS and stream is None:  # a legacy console wants rich's win32 calls, not escape codes
+        from attnprep import render
+
+        return render.report(rep, clock_started_now)
     stream = stream or sys.stdout
     look = Styles(stream)
     width = look.width
@@ -187,6 +192,10 @@ def next_step(rep: Any, slug: str, timeout: float, file: str, stream: Any = None
     """The one line after a report that did not pass: a longer timeout if time ran out, else a hint."""
     if rep.passed:
         return
+    if _WINDOWS and stream is None:
+        from attnprep import render
+
+        return render.next_step(rep, slug, timeout, file)
     stream = stream or sys.stdout
     look = Styles(stream)
     lines: list[Line] = []
