@@ -19,7 +19,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from attnprep import textreport
 from attnprep.plain import minutes, wrap
+from attnprep.textreport import summary_line
 
 _TRAILING = re.compile(r"[ \t]+(?=(?:\x1b\[[0-9;]*m)*\r?\n)")
 
@@ -66,9 +68,8 @@ class _Trimmed(io.TextIOBase):
 out = Console(file=_Trimmed("stdout"), highlight=False)
 err = Console(file=_Trimmed("stderr"), highlight=False)
 
-STATUS_STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold red",
-                 "timeout": "bold yellow", "skipped": "dim", "not-judged": "bold yellow"}
-_MARK = {"pass": "✓", "fail": "✗", "error": "!", "timeout": "⏱", "skipped": "-", "not-judged": "·"}
+# One look for both drawers of a report: textreport (no rich, what `check` uses) and this module.
+STATUS_STYLE, _MARK = textreport.STATUS_STYLE, textreport.MARK
 
 
 def error(message: str, hint: str | None = None) -> None:
@@ -112,23 +113,6 @@ def say(text: str, style: str = "", console: Console | None = None) -> None:
     console = console or out
     for line in wrap(text, max(console.width, 20)):
         console.print(Text(line, style=style), soft_wrap=True)
-
-
-def summary_line(rep) -> str:
-    """'9 passed, 3 failed, 1 not judged of 13 invariants in 0.31s (seed 0)'."""
-    counted = f"{rep.summary()} of {len(rep.invariants)} invariants" if rep.invariants else "no invariant ran"
-    return f"{counted} in {rep.elapsed_s:.2f}s (seed {rep.seed}){precision_note(rep)}"
-
-
-def precision_note(rep) -> str:
-    """Said once, after the summary, when the results were not judged at float64."""
-    judged_at = getattr(rep, "precision", "float64")
-    if judged_at == "float32":
-        return "; judged at float32 precision, as your results are float32"
-    if judged_at == "float16":
-        return ("; judged at float32 precision, which float16 and bfloat16 results cannot reach: compute in "
-                "float32 or float64 and cast at the end if you must")
-    return ""
 
 
 def report(rep, clock_started_now: bool = False) -> None:
